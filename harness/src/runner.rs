@@ -1,0 +1,292 @@
+//! Runs cases against a validator and judges each outcome against the case's expectation.
+
+use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::catalogue::Catalogue;
+use crate::corpus::{Case, ExpectedDiagnostic, ExpectedVerdict, InputSource, Verdict};
+use crate::validator::{Input, Observation, Outcome, Request, Validator};
+
+/// How strictly outcomes are judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Strictness {
+    /// For the reference implementation: implementation-defined cases must match the
+    /// recorded reference choice, and diagnostics must match exactly.
+    Reference,
+    /// For any other validator: any allowed verdict conforms; reported diagnostics must
+    /// contain every expected one and no other diagnostic of a catalogued rule.
+    Conformance,
+}
+
+/// The judgement on one case.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "result", rename_all = "kebab-case")]
+pub enum Judgement {
+    /// The validator conforms on this case.
+    Pass,
+    /// The verdict is not one the case allows.
+    WrongVerdict {
+        /// What the case expects.
+        expected: String,
+        /// What the validator said.
+        actual: Verdict,
+    },
+    /// The verdict is right but the diagnostics differ.
+    WrongDiagnostics {
+        /// Expected diagnostics the validator did not report.
+        missing: Vec<ExpectedDiagnostic>,
+        /// Reported diagnostics the case does not expect.
+        unexpected: Vec<ExpectedDiagnostic>,
+    },
+    /// An operation returned a different value.
+    WrongValue {
+        /// Expected value.
+        expected: serde_json::Value,
+        /// Returned value, if any.
+        actual: Option<serde_json::Value>,
+    },
+    /// The validator declined the case.
+    Skipped {
+        /// Its reason.
+        reason: String,
+    },
+    /// The validator crashed or broke the protocol.
+    Crashed {
+        /// What happened.
+        message: String,
+    },
+    /// The validator did not answer in time.
+    TimedOut,
+    /// The harness could not prepare the case's input (a corpus defect).
+    InputError {
+        /// What went wrong.
+        message: String,
+    },
+}
+
+impl Judgement {
+    /// Whether the case passed.
+    pub fn is_pass(&self) -> bool {
+        matches!(self, Judgement::Pass)
+    }
+
+    /// Whether the case was skipped.
+    pub fn is_skip(&self) -> bool {
+        matches!(self, Judgement::Skipped { .. })
+    }
+
+    /// A one-word name for summaries.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Judgement::Pass => "pass",
+            Judgement::WrongVerdict { .. } => "wrong-verdict",
+            Judgement::WrongDiagnostics { .. } => "wrong-diagnostics",
+            Judgement::WrongValue { .. } => "wrong-value",
+            Judgement::Skipped { .. } => "skipped",
+            Judgement::Crashed { .. } => "crash",
+            Judgement::TimedOut => "timeout",
+            Judgement::InputError { .. } => "input-error",
+        }
+    }
+
+    /// A multi-line explanation of a failure, empty for a pass.
+    pub fn explain(&self) -> String {
+        match self {
+            Judgement::Pass => String::new(),
+            Judgement::WrongVerdict { expected, actual } => format!("expected verdict {expected}, got {actual}"),
+            Judgement::WrongDiagnostics { missing, unexpected } => {
+                let mut text = String::from("diagnostics differ");
+                for diagnostic in missing {
+                    text.push_str(&format!("\n  missing:    {diagnostic}"));
+                }
+                for diagnostic in unexpected {
+                    text.push_str(&format!("\n  unexpected: {diagnostic}"));
+                }
+                text
+            }
+            Judgement::WrongValue { expected, actual } => {
+                let actual = actual.as_ref().map_or("nothing".to_owned(), ToString::to_string);
+                format!("expected value {expected}, got {actual}")
+            }
+            Judgement::Skipped { reason } => format!("skipped: {reason}"),
+            Judgement::Crashed { message } => format!("crashed: {message}"),
+            Judgement::TimedOut => "timed out".to_owned(),
+            Judgement::InputError { message } => format!("could not prepare the input: {message}"),
+        }
+    }
+}
+
+/// One case's result in a run.
+#[derive(Debug, Clone, Serialize)]
+pub struct CaseResult {
+    /// The case's trial name (`<format>/<case-id>`).
+    pub name: String,
+    /// Index of the case in the corpus.
+    #[serde(skip)]
+    pub index: usize,
+    /// The judgement.
+    pub judgement: Judgement,
+    /// Wall time spent in the validator.
+    #[serde(skip)]
+    pub duration: Duration,
+}
+
+/// Prepares the input a validator sees for a case. Document inputs are read into memory;
+/// directory inputs are handed over by path (issue-specific materialisation of trees
+/// happens before this in the tree-aware runner).
+pub fn prepare_input(case: &Case) -> Result<Input, String> {
+    match &case.input {
+        InputSource::File { .. } | InputSource::Recipe(_) => Ok(Input::Document {
+            file_name: case.input_name().to_owned(),
+            bytes: case.input_bytes().map_err(|error| error.to_string())?,
+        }),
+        InputSource::Directory { name } => Ok(Input::Tree {
+            root: case.dir.join(name),
+        }),
+    }
+}
+
+/// Runs one case against a validator and judges the outcome. A panic inside an in-process
+/// validator is caught and judged a crash.
+pub fn run_case(validator: &dyn Validator, case: &Case, catalogue: &Catalogue, strictness: Strictness) -> (Judgement, Duration) {
+    let input = match prepare_input(case) {
+        Ok(input) => input,
+        Err(message) => return (Judgement::InputError { message }, Duration::ZERO),
+    };
+    let request = Request {
+        case_id: &case.id,
+        format: case.format,
+        operation: &case.operation,
+        input: &input,
+        context: &case.context,
+    };
+    let started = Instant::now();
+    let outcome = catch_unwind(AssertUnwindSafe(|| validator.run(&request))).unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<&str>()
+            .map(|text| (*text).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panic".to_owned());
+        Outcome::Crashed {
+            message: format!("panicked: {message}"),
+        }
+    });
+    let duration = started.elapsed();
+    (judge(case, &outcome, catalogue, strictness), duration)
+}
+
+/// Judges an outcome against a case's expectation.
+pub fn judge(case: &Case, outcome: &Outcome, catalogue: &Catalogue, strictness: Strictness) -> Judgement {
+    let observation = match outcome {
+        Outcome::Observed(observation) => observation,
+        Outcome::Skipped { reason } => return Judgement::Skipped { reason: reason.clone() },
+        Outcome::Crashed { message } => return Judgement::Crashed { message: message.clone() },
+        Outcome::TimedOut => return Judgement::TimedOut,
+    };
+    if let Some(expected) = &case.value {
+        if observation.value.as_ref() != Some(expected) {
+            return Judgement::WrongValue {
+                expected: expected.clone(),
+                actual: observation.value.clone(),
+            };
+        }
+    }
+    let verdict_ok = match strictness {
+        Strictness::Reference => observation.verdict == case.verdict.reference_verdict(),
+        Strictness::Conformance => case.verdict.allows(observation.verdict),
+    };
+    if !verdict_ok {
+        return Judgement::WrongVerdict {
+            expected: case.verdict.to_string(),
+            actual: observation.verdict,
+        };
+    }
+    compare_diagnostics(case, observation, catalogue, strictness)
+}
+
+fn compare_diagnostics(case: &Case, observation: &Observation, catalogue: &Catalogue, strictness: Strictness) -> Judgement {
+    let reported = match (&observation.diagnostics, strictness) {
+        (Some(reported), _) => reported,
+        (None, Strictness::Reference) => {
+            return Judgement::Crashed {
+                message: "the reference must report diagnostics".to_owned(),
+            }
+        }
+        (None, Strictness::Conformance) => return Judgement::Pass,
+    };
+    if strictness == Strictness::Conformance {
+        let other_choice = matches!(case.verdict, ExpectedVerdict::ImplementationDefined { reference, .. } if reference != observation.verdict);
+        if case.verdict_only || other_choice {
+            return Judgement::Pass;
+        }
+    }
+    let mut expected: BTreeMap<ExpectedDiagnostic, usize> = BTreeMap::new();
+    for diagnostic in &case.diagnostics {
+        *expected.entry(diagnostic.clone()).or_default() += 1;
+    }
+    let mut unexpected = Vec::new();
+    for diagnostic in reported {
+        let key = ExpectedDiagnostic {
+            rule: diagnostic.rule.clone(),
+            severity: diagnostic.severity,
+            location: diagnostic.location.clone(),
+        };
+        match expected.get_mut(&key) {
+            Some(count) if *count > 0 => *count -= 1,
+            _ => {
+                // Conformance mode ignores diagnostics of rules the catalogue does not
+                // know: an implementation may have checks of its own.
+                let judged = strictness == Strictness::Reference || catalogue.get(&key.rule).is_some();
+                if judged {
+                    unexpected.push(key);
+                }
+            }
+        }
+    }
+    let missing: Vec<ExpectedDiagnostic> = expected
+        .into_iter()
+        .flat_map(|(diagnostic, count)| std::iter::repeat_n(diagnostic, count))
+        .collect();
+    if missing.is_empty() && unexpected.is_empty() {
+        Judgement::Pass
+    } else {
+        Judgement::WrongDiagnostics { missing, unexpected }
+    }
+}
+
+/// Runs `cases` against `validator` on `jobs` threads; results come back in case order.
+pub fn run_all(
+    validator: &dyn Validator,
+    cases: &[&Case],
+    catalogue: &Catalogue,
+    strictness: Strictness,
+    jobs: usize,
+) -> Vec<CaseResult> {
+    let next = AtomicUsize::new(0);
+    let results = Mutex::new(Vec::with_capacity(cases.len()));
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.max(1) {
+            scope.spawn(|| loop {
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                let Some(case) = cases.get(index) else { break };
+                let (judgement, duration) = run_case(validator, case, catalogue, strictness);
+                let result = CaseResult {
+                    name: case.name(),
+                    index,
+                    judgement,
+                    duration,
+                };
+                results.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(result);
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());
+    results.sort_by_key(|result| result.index);
+    results
+}

@@ -1,0 +1,109 @@
+//! The interface every validator under test implements, whether it runs in this process
+//! (the reference implementation, a Rust implementer's crate) or behind a process boundary.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::catalogue::Severity;
+use crate::corpus::{Location, Verdict};
+use crate::format::Format;
+
+/// Who the validator is, as printed in reports.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Implementation {
+    /// Name of the implementation.
+    pub name: String,
+    /// Its version.
+    pub version: String,
+    /// Implementation language.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub language: String,
+}
+
+/// The input handed to a validator.
+#[derive(Debug, Clone)]
+pub enum Input {
+    /// One document: its exact bytes and the file name it would have on disk.
+    Document {
+        /// File name (format detection may depend on it).
+        file_name: String,
+        /// The exact bytes, never re-encoded.
+        bytes: Vec<u8>,
+    },
+    /// A directory tree, already materialised in a private location.
+    Tree {
+        /// Root of the tree.
+        root: PathBuf,
+    },
+}
+
+/// One request: validate (or run another operation on) one input.
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'a> {
+    /// Case ID, for diagnostics of the harness itself.
+    pub case_id: &'a str,
+    /// Format to validate as.
+    pub format: Format,
+    /// Operation; `validate` for ordinary documents.
+    pub operation: &'a str,
+    /// The input.
+    pub input: &'a Input,
+    /// Extra inputs the rules need (a fixed "now", a stored fingerprint, ...).
+    pub context: &'a serde_json::Map<String, serde_json::Value>,
+}
+
+/// A diagnostic as a validator reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReportedDiagnostic {
+    /// Rule ID.
+    pub rule: String,
+    /// Severity.
+    pub severity: Severity,
+    /// Location.
+    #[serde(flatten)]
+    pub location: Location,
+    /// Human-readable message (never compared).
+    #[serde(default)]
+    pub message: String,
+}
+
+/// What a validator said about one input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Observation {
+    /// Its verdict.
+    pub verdict: Verdict,
+    /// Its diagnostics, when it reports them in a form the harness can read.
+    pub diagnostics: Option<Vec<ReportedDiagnostic>>,
+    /// The result of a non-`validate` operation.
+    pub value: Option<serde_json::Value>,
+}
+
+/// The result of handing one request to a validator.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// The validator answered.
+    Observed(Observation),
+    /// The validator declined the request (unsupported format or operation).
+    Skipped {
+        /// Why.
+        reason: String,
+    },
+    /// The validator failed to answer: it crashed, panicked or broke the protocol. Never
+    /// counted as a rejection.
+    Crashed {
+        /// What happened.
+        message: String,
+    },
+    /// The validator did not answer in time. Never counted as a rejection.
+    TimedOut,
+}
+
+/// A validator under test.
+pub trait Validator: Send + Sync {
+    /// Who the validator is.
+    fn implementation(&self) -> Implementation;
+
+    /// Handles one request.
+    fn run(&self, request: &Request<'_>) -> Outcome;
+}

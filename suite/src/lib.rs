@@ -1,0 +1,1 @@
+//! soulcheck-suite holds no library code; its tests live in `tests/`.
