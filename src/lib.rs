@@ -1,0 +1,91 @@
+//! soulcheck: the reference implementation of the five agent-identity formats the suite
+//! certifies, with one module per format, the shared diagnostics model and the strict
+//! JSON reader.
+//!
+//! The reference is one validator among others: [`reference::Reference`] adapts it to the
+//! harness's `Validator` trait, and nothing in the harness depends on this crate.
+
+pub mod diagnostic;
+pub mod json;
+pub mod reference;
+pub mod soul_kit;
+pub mod text;
+
+use std::path::Path;
+
+pub use diagnostic::{Diagnostic, Format, Location, Report, Severity, Span, Verdict};
+
+/// Extra inputs some rules need besides the document (a fixed "now", a stored
+/// fingerprint, trust settings), as the case context or command-line flags give them.
+pub type Context = serde_json::Map<String, serde_json::Value>;
+
+/// What the reference is asked to check.
+#[derive(Debug, Clone, Copy)]
+pub enum Input<'a> {
+    /// One document's exact bytes and its file name.
+    Document {
+        /// File name; some formats treat a bare head file differently.
+        name: &'a str,
+        /// The bytes.
+        bytes: &'a [u8],
+    },
+    /// A directory tree on disk.
+    Tree(&'a Path),
+}
+
+/// The reference cannot handle a request: the format, the operation or the kind of input
+/// is not implemented.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unsupported {
+    /// Why.
+    pub reason: String,
+}
+
+impl std::fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.reason)
+    }
+}
+
+impl std::error::Error for Unsupported {}
+
+/// Runs `operation` (`validate` for plain validation) on `input` as `format`.
+pub fn check(
+    format: Format,
+    operation: &str,
+    input: Input<'_>,
+    _context: &Context,
+) -> Result<Report, Unsupported> {
+    let unsupported = || Unsupported {
+        reason: format!(
+            "the reference does not implement operation `{operation}` of {format} on this input"
+        ),
+    };
+    match (format, operation, input) {
+        (Format::SoulKit, "validate", Input::Document { bytes, .. }) => Ok(soul_kit::check(bytes)),
+        _ => Err(unsupported()),
+    }
+}
+
+/// Guesses the format from a path's name (and, for a directory, what it holds), as the
+/// command line does when `--format` is not given.
+pub fn detect_format(path: &Path) -> Option<Format> {
+    if path.is_dir() {
+        if path.join("manifest.json").is_file() {
+            return Some(Format::ComposeBundle);
+        }
+        if path.join("SKILL.md").is_file() {
+            return Some(Format::SkillPackage);
+        }
+        return None;
+    }
+    let name = path.file_name()?.to_str()?;
+    match name {
+        "SOUL.md" => Some(Format::SoulMd),
+        "SKILL.md" => Some(Format::SkillPackage),
+        ".soulacy-package.json" => Some(Format::SoulacySidecar),
+        _ if name.ends_with(".soulkit.json") => Some(Format::SoulKit),
+        _ if name.ends_with(".soulacy-agent.json") => Some(Format::SoulacyPackage),
+        _ => None,
+    }
+}

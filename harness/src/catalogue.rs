@@ -111,13 +111,17 @@ impl Catalogue {
             if !path.exists() {
                 continue;
             }
-            let text = std::fs::read_to_string(&path).map_err(|source| LoadError::io(&path, source))?;
-            let file: RulesFile =
-                toml::from_str(&text).map_err(|error| LoadError::invalid(&path, error.to_string()))?;
+            let text =
+                std::fs::read_to_string(&path).map_err(|source| LoadError::io(&path, source))?;
+            let file: RulesFile = toml::from_str(&text)
+                .map_err(|error| LoadError::invalid(&path, error.to_string()))?;
             if file.format != format {
                 return Err(LoadError::invalid(
                     &path,
-                    format!("declares format `{}` but lives in the `{format}` directory", file.format),
+                    format!(
+                        "declares format `{}` but lives in the `{format}` directory",
+                        file.format
+                    ),
                 ));
             }
             for entry in file.rules {
@@ -127,12 +131,21 @@ impl Catalogue {
         Ok(catalogue)
     }
 
-    fn insert(&mut self, path: &Path, format: Format, spec: &str, entry: RuleEntry) -> Result<(), LoadError> {
+    fn insert(
+        &mut self,
+        path: &Path,
+        format: Format,
+        spec: &str,
+        entry: RuleEntry,
+    ) -> Result<(), LoadError> {
         let prefix = format!("{}.", format.name());
         let well_formed = entry.id.starts_with(&prefix)
-            && entry.id[prefix.len()..]
-                .split('.')
-                .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'));
+            && entry.id[prefix.len()..].split('.').all(|part| {
+                !part.is_empty()
+                    && part
+                        .bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            });
         if !well_formed {
             return Err(LoadError::invalid(
                 path,
@@ -140,10 +153,16 @@ impl Catalogue {
             ));
         }
         if entry.requirement.trim().is_empty() || entry.section.trim().is_empty() {
-            return Err(LoadError::invalid(path, format!("rule `{}` needs a section and a requirement", entry.id)));
+            return Err(LoadError::invalid(
+                path,
+                format!("rule `{}` needs a section and a requirement", entry.id),
+            ));
         }
         if self.rules.contains_key(&entry.id) {
-            return Err(LoadError::invalid(path, format!("rule `{}` is defined twice", entry.id)));
+            return Err(LoadError::invalid(
+                path,
+                format!("rule `{}` is defined twice", entry.id),
+            ));
         }
         let rule = Rule {
             id: entry.id.clone(),
@@ -170,7 +189,9 @@ impl Catalogue {
 
     /// The rules of one format, ordered by ID.
     pub fn rules_of(&self, format: Format) -> impl Iterator<Item = &Rule> {
-        self.rules.values().filter(move |rule| rule.format == format)
+        self.rules
+            .values()
+            .filter(move |rule| rule.format == format)
     }
 
     /// Whether any rule of this format is catalogued.

@@ -92,7 +92,11 @@ impl fmt::Display for ExpectedVerdict {
         match self {
             ExpectedVerdict::ImplementationDefined { allowed, reference } => {
                 let allowed: Vec<String> = allowed.iter().map(Verdict::to_string).collect();
-                write!(f, "implementation-defined ({}; reference: {reference})", allowed.join(" or "))
+                write!(
+                    f,
+                    "implementation-defined ({}; reference: {reference})",
+                    allowed.join(" or ")
+                )
             }
             other => f.write_str(other.name()),
         }
@@ -207,7 +211,11 @@ impl Recipe {
         let [at] = positions[..] else {
             return Err(LoadError::invalid(
                 &path,
-                format!("placeholder {:?} must occur exactly once, found {}", self.placeholder, positions.len()),
+                format!(
+                    "placeholder {:?} must occur exactly once, found {}",
+                    self.placeholder,
+                    positions.len()
+                ),
             ));
         };
         if self.unit.is_empty() {
@@ -217,7 +225,9 @@ impl Recipe {
         let count = match (self.count, self.total_bytes) {
             (Some(count), None) => count,
             (None, Some(total)) => {
-                let fill = total.checked_sub(fixed).filter(|fill| fill % self.unit.len() == 0);
+                let fill = total
+                    .checked_sub(fixed)
+                    .filter(|fill| fill % self.unit.len() == 0);
                 fill.map(|fill| fill / self.unit.len()).ok_or_else(|| {
                     LoadError::invalid(
                         &path,
@@ -228,13 +238,23 @@ impl Recipe {
                     )
                 })?
             }
-            _ => return Err(LoadError::invalid(&path, "recipe needs exactly one of `count` and `total_bytes`")),
+            _ => {
+                return Err(LoadError::invalid(
+                    &path,
+                    "recipe needs exactly one of `count` and `total_bytes`",
+                ))
+            }
         };
         let size = count
             .checked_mul(self.unit.len())
             .and_then(|fill| fill.checked_add(fixed))
             .filter(|size| *size <= MAX_RECIPE_BYTES)
-            .ok_or_else(|| LoadError::invalid(&path, format!("recipe output exceeds {MAX_RECIPE_BYTES} bytes")))?;
+            .ok_or_else(|| {
+                LoadError::invalid(
+                    &path,
+                    format!("recipe output exceeds {MAX_RECIPE_BYTES} bytes"),
+                )
+            })?;
         let mut bytes = Vec::with_capacity(size);
         bytes.extend_from_slice(&template[..at]);
         for _ in 0..count {
@@ -347,7 +367,9 @@ pub fn is_valid_case_id(id: &str) -> bool {
         && !id.starts_with('-')
         && !id.ends_with('-')
         && !id.contains("--")
-        && id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
 impl Case {
@@ -359,25 +381,38 @@ impl Case {
             .ok_or_else(|| LoadError::invalid(dir, "case directory name is not UTF-8"))?
             .to_owned();
         if !is_valid_case_id(&id) {
-            return Err(LoadError::invalid(dir, format!("case ID `{id}` is not lowercase kebab-case")));
+            return Err(LoadError::invalid(
+                dir,
+                format!("case ID `{id}` is not lowercase kebab-case"),
+            ));
         }
         let path = dir.join("case.toml");
         let text = std::fs::read_to_string(&path).map_err(|source| LoadError::io(&path, source))?;
-        let file: CaseFile = toml::from_str(&text).map_err(|error| LoadError::invalid(&path, error.to_string()))?;
+        let file: CaseFile =
+            toml::from_str(&text).map_err(|error| LoadError::invalid(&path, error.to_string()))?;
 
         let verdict = match (file.verdict, file.allowed, file.reference) {
             (VerdictName::ImplementationDefined, allowed, Some(reference)) => {
                 let allowed = allowed.unwrap_or_else(|| vec![Verdict::Accept, Verdict::Reject]);
                 if !allowed.contains(&reference) {
-                    return Err(LoadError::invalid(&path, "`reference` must be one of `allowed`"));
+                    return Err(LoadError::invalid(
+                        &path,
+                        "`reference` must be one of `allowed`",
+                    ));
                 }
                 ExpectedVerdict::ImplementationDefined { allowed, reference }
             }
             (VerdictName::ImplementationDefined, _, None) => {
-                return Err(LoadError::invalid(&path, "an implementation-defined case needs `reference`"))
+                return Err(LoadError::invalid(
+                    &path,
+                    "an implementation-defined case needs `reference`",
+                ))
             }
             (_, Some(_), _) | (_, _, Some(_)) => {
-                return Err(LoadError::invalid(&path, "`allowed` and `reference` belong to implementation-defined cases"))
+                return Err(LoadError::invalid(
+                    &path,
+                    "`allowed` and `reference` belong to implementation-defined cases",
+                ))
             }
             (VerdictName::Accept, None, None) => ExpectedVerdict::Accept,
             (VerdictName::AcceptWithWarnings, None, None) => ExpectedVerdict::AcceptWithWarnings,
@@ -388,7 +423,10 @@ impl Case {
             (Some(name), None) => {
                 let target = dir.join(&name);
                 if name.contains("..") || name.starts_with('/') || !target.exists() {
-                    return Err(LoadError::invalid(&path, format!("input `{name}` is not a file or directory in the case")));
+                    return Err(LoadError::invalid(
+                        &path,
+                        format!("input `{name}` is not a file or directory in the case"),
+                    ));
                 }
                 if target.is_dir() {
                     InputSource::Directory { name }
@@ -397,7 +435,12 @@ impl Case {
                 }
             }
             (None, Some(recipe)) => InputSource::Recipe(recipe),
-            _ => return Err(LoadError::invalid(&path, "a case needs exactly one of `input` and `[recipe]`")),
+            _ => {
+                return Err(LoadError::invalid(
+                    &path,
+                    "a case needs exactly one of `input` and `[recipe]`",
+                ))
+            }
         };
 
         let diagnostics = file
@@ -420,7 +463,8 @@ impl Case {
             .unwrap_or_default();
         let value = match file.value {
             Some(value) => Some(
-                serde_json::to_value(value).map_err(|error| LoadError::invalid(&path, error.to_string()))?,
+                serde_json::to_value(value)
+                    .map_err(|error| LoadError::invalid(&path, error.to_string()))?,
             ),
             None => None,
         };
@@ -475,7 +519,11 @@ impl Case {
         self.rules
             .iter()
             .map(String::as_str)
-            .chain(self.diagnostics.iter().map(|diagnostic| diagnostic.rule.as_str()))
+            .chain(
+                self.diagnostics
+                    .iter()
+                    .map(|diagnostic| diagnostic.rule.as_str()),
+            )
             .collect()
     }
 }
@@ -520,9 +568,10 @@ impl Corpus {
         }
         let retired_path = root.join("retired.toml");
         let retired = if retired_path.exists() {
-            let text = std::fs::read_to_string(&retired_path).map_err(|source| LoadError::io(&retired_path, source))?;
-            let file: RetiredFile =
-                toml::from_str(&text).map_err(|error| LoadError::invalid(&retired_path, error.to_string()))?;
+            let text = std::fs::read_to_string(&retired_path)
+                .map_err(|source| LoadError::io(&retired_path, source))?;
+            let file: RetiredFile = toml::from_str(&text)
+                .map_err(|error| LoadError::invalid(&retired_path, error.to_string()))?;
             file.ids.into_iter().collect()
         } else {
             BTreeSet::new()
@@ -557,7 +606,9 @@ impl Corpus {
 fn collect_files(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), LoadError> {
     for entry in std::fs::read_dir(dir).map_err(|source| LoadError::io(dir, source))? {
         let entry = entry.map_err(|source| LoadError::io(dir, source))?;
-        let file_type = entry.file_type().map_err(|source| LoadError::io(&entry.path(), source))?;
+        let file_type = entry
+            .file_type()
+            .map_err(|source| LoadError::io(&entry.path(), source))?;
         if file_type.is_dir() {
             collect_files(&entry.path(), files)?;
         } else if file_type.is_file() {

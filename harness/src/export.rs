@@ -17,7 +17,10 @@ pub fn export(corpus: &Corpus, catalogue: &Catalogue, dir: &Path) -> Result<usiz
     if dir.exists() {
         let mut entries = std::fs::read_dir(dir).map_err(|source| LoadError::io(dir, source))?;
         if entries.next().is_some() {
-            return Err(LoadError::invalid(dir, "export directory must be empty or not exist"));
+            return Err(LoadError::invalid(
+                dir,
+                "export directory must be empty or not exist",
+            ));
         }
     }
     let mut index = Vec::new();
@@ -27,9 +30,12 @@ pub fn export(corpus: &Corpus, catalogue: &Catalogue, dir: &Path) -> Result<usiz
         match &case.input {
             InputSource::File { .. } | InputSource::Recipe(_) => {
                 let target = case_dir.join(case.input_name());
-                std::fs::write(&target, case.input_bytes()?).map_err(|source| LoadError::io(&target, source))?;
+                std::fs::write(&target, case.input_bytes()?)
+                    .map_err(|source| LoadError::io(&target, source))?;
             }
-            InputSource::Directory { name } => copy_tree(&case.dir.join(name), &case_dir.join(name))?,
+            InputSource::Directory { name } => {
+                copy_tree(&case.dir.join(name), &case_dir.join(name))?
+            }
         }
         let metadata = json!({
             "id": case.id,
@@ -60,7 +66,8 @@ pub fn export(corpus: &Corpus, catalogue: &Catalogue, dir: &Path) -> Result<usiz
             continue;
         }
         let target = dir.join(format.name()).join("rules.json");
-        std::fs::create_dir_all(dir.join(format.name())).map_err(|source| LoadError::io(dir, source))?;
+        std::fs::create_dir_all(dir.join(format.name()))
+            .map_err(|source| LoadError::io(dir, source))?;
         write_json(&target, &serde_json::to_value(rules).unwrap_or_default())?;
     }
     let count = index.len();
@@ -83,14 +90,20 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(), LoadError> {
     std::fs::create_dir_all(to).map_err(|source| LoadError::io(to, source))?;
     for entry in std::fs::read_dir(from).map_err(|source| LoadError::io(from, source))? {
         let entry = entry.map_err(|source| LoadError::io(from, source))?;
-        let file_type = entry.file_type().map_err(|source| LoadError::io(&entry.path(), source))?;
+        let file_type = entry
+            .file_type()
+            .map_err(|source| LoadError::io(&entry.path(), source))?;
         let target = to.join(entry.file_name());
         if file_type.is_dir() {
             copy_tree(&entry.path(), &target)?;
         } else if file_type.is_file() {
-            std::fs::copy(entry.path(), &target).map_err(|source| LoadError::io(&target, source))?;
+            std::fs::copy(entry.path(), &target)
+                .map_err(|source| LoadError::io(&target, source))?;
         } else {
-            return Err(LoadError::invalid(&entry.path(), "committed trees hold only files and directories"));
+            return Err(LoadError::invalid(
+                &entry.path(),
+                "committed trees hold only files and directories",
+            ));
         }
     }
     Ok(())

@@ -65,7 +65,12 @@ pub struct UnknownFormat {
 impl fmt::Display for UnknownFormat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let known: Vec<&str> = Format::ALL.iter().map(|format| format.name()).collect();
-        write!(f, "unknown format `{}` (known: {})", self.name, known.join(", "))
+        write!(
+            f,
+            "unknown format `{}` (known: {})",
+            self.name,
+            known.join(", ")
+        )
     }
 }
 

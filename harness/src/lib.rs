@@ -19,10 +19,14 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 pub use catalogue::{Catalogue, Level, Rule, Severity};
-pub use corpus::{Case, Corpus, ExpectedDiagnostic, ExpectedVerdict, InputSource, Location, Verdict};
+pub use corpus::{
+    Case, Corpus, ExpectedDiagnostic, ExpectedVerdict, InputSource, Location, Verdict,
+};
 pub use format::Format;
 pub use runner::{CaseResult, Judgement, Strictness};
-pub use validator::{Implementation, Input, Observation, Outcome, ReportedDiagnostic, Request, Validator};
+pub use validator::{
+    Implementation, Input, Observation, Outcome, ReportedDiagnostic, Request, Validator,
+};
 
 /// Failure to load or materialise part of the corpus.
 #[derive(Debug)]

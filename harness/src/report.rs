@@ -58,7 +58,11 @@ impl Summary {
             summary.overall.add(result);
             summary.formats.entry(case.format).or_default().add(result);
             for rule in case.all_rules() {
-                summary.rules.entry(rule.to_owned()).or_default().add(result);
+                summary
+                    .rules
+                    .entry(rule.to_owned())
+                    .or_default()
+                    .add(result);
             }
         }
         summary
@@ -72,27 +76,57 @@ impl Summary {
     /// Human-readable text: failures first, then per-format and per-rule tables.
     pub fn render(&self, cases: &[&Case], results: &[CaseResult], catalogue: &Catalogue) -> String {
         let mut out = String::new();
-        let failures: Vec<&CaseResult> = results.iter().filter(|result| !result.judgement.is_pass()).collect();
+        let failures: Vec<&CaseResult> = results
+            .iter()
+            .filter(|result| !result.judgement.is_pass())
+            .collect();
         if !failures.is_empty() {
             let _ = writeln!(out, "failures:");
             for result in &failures {
                 let case = cases[result.index];
-                let _ = writeln!(out, "  {} [{}] {}", result.name, result.judgement.name(), case.description);
+                let _ = writeln!(
+                    out,
+                    "  {} [{}] {}",
+                    result.name,
+                    result.judgement.name(),
+                    case.description
+                );
                 for line in result.judgement.explain().lines() {
                     let _ = writeln!(out, "      {line}");
                 }
             }
             let _ = writeln!(out);
         }
-        let _ = writeln!(out, "{:<52} {:>6} {:>6} {:>7}", "format", "passed", "failed", "skipped");
+        let _ = writeln!(
+            out,
+            "{:<52} {:>6} {:>6} {:>7}",
+            "format", "passed", "failed", "skipped"
+        );
         for (format, tally) in &self.formats {
-            let _ = writeln!(out, "{:<52} {:>6} {:>6} {:>7}", format.name(), tally.passed, tally.failed, tally.skipped);
+            let _ = writeln!(
+                out,
+                "{:<52} {:>6} {:>6} {:>7}",
+                format.name(),
+                tally.passed,
+                tally.failed,
+                tally.skipped
+            );
         }
         let _ = writeln!(out);
-        let _ = writeln!(out, "{:<52} {:>6} {:>6} {:>7}  level", "rule", "passed", "failed", "skipped");
+        let _ = writeln!(
+            out,
+            "{:<52} {:>6} {:>6} {:>7}  level",
+            "rule", "passed", "failed", "skipped"
+        );
         for (rule, tally) in &self.rules {
-            let level = catalogue.get(rule).map_or("?".to_owned(), |rule| rule.level.to_string());
-            let _ = writeln!(out, "{rule:<52} {:>6} {:>6} {:>7}  {level}", tally.passed, tally.failed, tally.skipped);
+            let level = catalogue
+                .get(rule)
+                .map_or("?".to_owned(), |rule| rule.level.to_string());
+            let _ = writeln!(
+                out,
+                "{rule:<52} {:>6} {:>6} {:>7}  {level}",
+                tally.passed, tally.failed, tally.skipped
+            );
         }
         let _ = writeln!(out);
         let _ = writeln!(

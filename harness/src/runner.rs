@@ -99,8 +99,13 @@ impl Judgement {
     pub fn explain(&self) -> String {
         match self {
             Judgement::Pass => String::new(),
-            Judgement::WrongVerdict { expected, actual } => format!("expected verdict {expected}, got {actual}"),
-            Judgement::WrongDiagnostics { missing, unexpected } => {
+            Judgement::WrongVerdict { expected, actual } => {
+                format!("expected verdict {expected}, got {actual}")
+            }
+            Judgement::WrongDiagnostics {
+                missing,
+                unexpected,
+            } => {
                 let mut text = String::from("diagnostics differ");
                 for diagnostic in missing {
                     text.push_str(&format!("\n  missing:    {diagnostic}"));
@@ -111,7 +116,9 @@ impl Judgement {
                 text
             }
             Judgement::WrongValue { expected, actual } => {
-                let actual = actual.as_ref().map_or("nothing".to_owned(), ToString::to_string);
+                let actual = actual
+                    .as_ref()
+                    .map_or("nothing".to_owned(), ToString::to_string);
                 format!("expected value {expected}, got {actual}")
             }
             Judgement::Skipped { reason } => format!("skipped: {reason}"),
@@ -154,7 +161,12 @@ pub fn prepare_input(case: &Case) -> Result<Input, String> {
 
 /// Runs one case against a validator and judges the outcome. A panic inside an in-process
 /// validator is caught and judged a crash.
-pub fn run_case(validator: &dyn Validator, case: &Case, catalogue: &Catalogue, strictness: Strictness) -> (Judgement, Duration) {
+pub fn run_case(
+    validator: &dyn Validator,
+    case: &Case,
+    catalogue: &Catalogue,
+    strictness: Strictness,
+) -> (Judgement, Duration) {
     let input = match prepare_input(case) {
         Ok(input) => input,
         Err(message) => return (Judgement::InputError { message }, Duration::ZERO),
@@ -167,26 +179,40 @@ pub fn run_case(validator: &dyn Validator, case: &Case, catalogue: &Catalogue, s
         context: &case.context,
     };
     let started = Instant::now();
-    let outcome = catch_unwind(AssertUnwindSafe(|| validator.run(&request))).unwrap_or_else(|panic| {
-        let message = panic
-            .downcast_ref::<&str>()
-            .map(|text| (*text).to_owned())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "panic".to_owned());
-        Outcome::Crashed {
-            message: format!("panicked: {message}"),
-        }
-    });
+    let outcome =
+        catch_unwind(AssertUnwindSafe(|| validator.run(&request))).unwrap_or_else(|panic| {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|text| (*text).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "panic".to_owned());
+            Outcome::Crashed {
+                message: format!("panicked: {message}"),
+            }
+        });
     let duration = started.elapsed();
     (judge(case, &outcome, catalogue, strictness), duration)
 }
 
 /// Judges an outcome against a case's expectation.
-pub fn judge(case: &Case, outcome: &Outcome, catalogue: &Catalogue, strictness: Strictness) -> Judgement {
+pub fn judge(
+    case: &Case,
+    outcome: &Outcome,
+    catalogue: &Catalogue,
+    strictness: Strictness,
+) -> Judgement {
     let observation = match outcome {
         Outcome::Observed(observation) => observation,
-        Outcome::Skipped { reason } => return Judgement::Skipped { reason: reason.clone() },
-        Outcome::Crashed { message } => return Judgement::Crashed { message: message.clone() },
+        Outcome::Skipped { reason } => {
+            return Judgement::Skipped {
+                reason: reason.clone(),
+            }
+        }
+        Outcome::Crashed { message } => {
+            return Judgement::Crashed {
+                message: message.clone(),
+            }
+        }
         Outcome::TimedOut => return Judgement::TimedOut,
     };
     if let Some(expected) = &case.value {
@@ -210,7 +236,12 @@ pub fn judge(case: &Case, outcome: &Outcome, catalogue: &Catalogue, strictness: 
     compare_diagnostics(case, observation, catalogue, strictness)
 }
 
-fn compare_diagnostics(case: &Case, observation: &Observation, catalogue: &Catalogue, strictness: Strictness) -> Judgement {
+fn compare_diagnostics(
+    case: &Case,
+    observation: &Observation,
+    catalogue: &Catalogue,
+    strictness: Strictness,
+) -> Judgement {
     let reported = match (&observation.diagnostics, strictness) {
         (Some(reported), _) => reported,
         (None, Strictness::Reference) => {
@@ -242,7 +273,8 @@ fn compare_diagnostics(case: &Case, observation: &Observation, catalogue: &Catal
             _ => {
                 // Conformance mode ignores diagnostics of rules the catalogue does not
                 // know: an implementation may have checks of its own.
-                let judged = strictness == Strictness::Reference || catalogue.get(&key.rule).is_some();
+                let judged =
+                    strictness == Strictness::Reference || catalogue.get(&key.rule).is_some();
                 if judged {
                     unexpected.push(key);
                 }
@@ -256,7 +288,10 @@ fn compare_diagnostics(case: &Case, observation: &Observation, catalogue: &Catal
     if missing.is_empty() && unexpected.is_empty() {
         Judgement::Pass
     } else {
-        Judgement::WrongDiagnostics { missing, unexpected }
+        Judgement::WrongDiagnostics {
+            missing,
+            unexpected,
+        }
     }
 }
 
@@ -282,11 +317,16 @@ pub fn run_all(
                     judgement,
                     duration,
                 };
-                results.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(result);
+                results
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner())
+                    .push(result);
             });
         }
     });
-    let mut results = results.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut results = results
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     results.sort_by_key(|result| result.index);
     results
 }

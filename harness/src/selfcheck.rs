@@ -28,8 +28,19 @@ const INVISIBLES: &[(&str, &[&str])] = &[
     ("a byte order mark", &["bom", "byte order mark"]),
     ("a carriage return", &["cr", "crlf", "carriage return"]),
     ("a tab", &["tab"]),
-    ("trailing whitespace on a line", &["trailing space", "trailing whitespace", "trailing blank"]),
-    ("no final newline", &["no final newline", "no trailing newline", "without a final newline", "empty"]),
+    (
+        "trailing whitespace on a line",
+        &["trailing space", "trailing whitespace", "trailing blank"],
+    ),
+    (
+        "no final newline",
+        &[
+            "no final newline",
+            "no trailing newline",
+            "without a final newline",
+            "empty",
+        ],
+    ),
 ];
 
 /// Checks the whole corpus against the catalogue and returns every problem found.
@@ -55,7 +66,10 @@ pub fn check(corpus: &Corpus, catalogue: &Catalogue) -> Vec<Problem> {
             problem(format!("case ID `{}` is also used by {other}", case.id));
         }
         if corpus.retired.contains(&case.id) {
-            problem(format!("case ID `{}` is retired and may not be reused", case.id));
+            problem(format!(
+                "case ID `{}` is retired and may not be reused",
+                case.id
+            ));
         }
         if case.description.trim().is_empty() || case.description.contains('\n') {
             problem("the description must be one non-empty line".to_owned());
@@ -67,18 +81,26 @@ pub fn check(corpus: &Corpus, catalogue: &Catalogue) -> Vec<Problem> {
             named.insert(rule);
             match catalogue.get(rule) {
                 None => problem(format!("unknown rule ID `{rule}`")),
-                Some(found) if found.format != case.format => {
-                    problem(format!("rule `{rule}` belongs to {}, not {}", found.format, case.format))
-                }
+                Some(found) if found.format != case.format => problem(format!(
+                    "rule `{rule}` belongs to {}, not {}",
+                    found.format, case.format
+                )),
                 Some(_) => {}
             }
         }
         for diagnostic in &case.diagnostics {
             if !case.rules.contains(&diagnostic.rule) {
-                problem(format!("diagnostic rule `{}` is missing from `rules`", diagnostic.rule));
+                problem(format!(
+                    "diagnostic rule `{}` is missing from `rules`",
+                    diagnostic.rule
+                ));
             }
         }
-        let errors = case.diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
+        let errors = case
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
         let warnings = case.diagnostics.len() - errors;
         let consistent = match &case.verdict {
             ExpectedVerdict::Accept => case.diagnostics.is_empty(),
@@ -97,7 +119,10 @@ pub fn check(corpus: &Corpus, catalogue: &Catalogue) -> Vec<Problem> {
         match (case.operation.as_str(), &case.value) {
             ("validate", Some(_)) => problem("a `validate` case has no `value`".to_owned()),
             ("validate", None) => {}
-            (_, None) => problem(format!("operation `{}` needs an expected `value`", case.operation)),
+            (_, None) => problem(format!(
+                "operation `{}` needs an expected `value`",
+                case.operation
+            )),
             (_, Some(_)) => {}
         }
         match &case.input {
@@ -108,7 +133,9 @@ pub fn check(corpus: &Corpus, catalogue: &Catalogue) -> Vec<Problem> {
                     let lower = case.description.to_lowercase();
                     for (what, words) in invisible_characters(&bytes) {
                         if !words.iter().any(|word| contains_word(&lower, word)) {
-                            problem(format!("the input holds {what}, which the description must name"));
+                            problem(format!(
+                                "the input holds {what}, which the description must name"
+                            ));
                         }
                     }
                 }
@@ -149,7 +176,8 @@ pub fn check(corpus: &Corpus, catalogue: &Catalogue) -> Vec<Problem> {
             if passed.get(rule.id.as_str()).copied().unwrap_or(0) == 0 {
                 problems.push(Problem {
                     subject,
-                    message: "no case with a definite verdict exercises this rule and passes it".to_owned(),
+                    message: "no case with a definite verdict exercises this rule and passes it"
+                        .to_owned(),
                 });
             }
         }
@@ -167,9 +195,12 @@ fn contains_word(haystack: &str, word: &str) -> bool {
 
 fn invisible_characters(bytes: &[u8]) -> Vec<(&'static str, &'static [&'static str])> {
     let mut found = Vec::new();
-    let has_trailing_whitespace = bytes
-        .split(|&b| b == b'\n')
-        .any(|line| line.strip_suffix(b"\r").unwrap_or(line).last().is_some_and(|&b| b == b' ' || b == b'\t'));
+    let has_trailing_whitespace = bytes.split(|&b| b == b'\n').any(|line| {
+        line.strip_suffix(b"\r")
+            .unwrap_or(line)
+            .last()
+            .is_some_and(|&b| b == b' ' || b == b'\t')
+    });
     let checks = [
         bytes.starts_with(b"\xEF\xBB\xBF"),
         bytes.contains(&b'\r'),

@@ -1,0 +1,539 @@
+//! The strict JSON reader shared by the JSON formats (Soul Kit, Soulacy package and
+//! sidecar, bundle manifest, skill package envelope).
+//!
+//! It is built on `jiter`, a maintained pull parser, because serde_json's visitors do not
+//! expose byte offsets and every value here needs a span for located diagnostics. On top
+//! of the parser this module adds what the formats require and a plain JSON parser does
+//! not give:
+//! - the size limit, checked before any parsing;
+//! - a clean error for a byte order mark, invalid UTF-8 and lone surrogate escapes;
+//! - a nesting bound, so a million `[` is an error and not a stack overflow;
+//! - every object member kept in order, duplicates included, and duplicate keys reported
+//!   at every depth, comparing keys after escape decoding (`"id"` equals `"\u0069d"`);
+//! - a byte span for every value and key, and JSON pointers for locating them.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use jiter::{Jiter, JiterError, JiterErrorType, JsonErrorType, Peek};
+
+use crate::diagnostic::Span;
+
+/// Bounds a read respects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest accepted input, in bytes; larger input is refused before parsing.
+    pub max_bytes: usize,
+    /// Deepest accepted nesting of arrays and objects (the root value is depth 1).
+    pub max_depth: usize,
+}
+
+/// Why a document could not be read. Offsets are byte offsets into the input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadError {
+    /// The input is larger than [`Limits::max_bytes`]; it was not parsed.
+    TooLarge {
+        /// Input size in bytes.
+        size: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// The input starts with a UTF-8 byte order mark.
+    ByteOrderMark,
+    /// The input is not valid UTF-8 from this offset on.
+    InvalidUtf8 {
+        /// First offending byte.
+        offset: usize,
+    },
+    /// A `\u` escape denotes half of a surrogate pair without the other half.
+    LoneSurrogate {
+        /// Where the parser noticed.
+        offset: usize,
+    },
+    /// Arrays and objects nest deeper than [`Limits::max_depth`].
+    TooDeep {
+        /// Start of the value past the limit.
+        offset: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// Something follows the top-level value.
+    TrailingData {
+        /// First byte after the value that is not whitespace.
+        offset: usize,
+    },
+    /// Any other violation of the JSON grammar (RFC 8259).
+    Syntax {
+        /// Where the parser noticed.
+        offset: usize,
+        /// The parser's description.
+        message: String,
+    },
+}
+
+impl ReadError {
+    /// The offset the error points at, if it points anywhere.
+    pub fn offset(&self) -> Option<usize> {
+        match self {
+            ReadError::TooLarge { .. } => None,
+            ReadError::ByteOrderMark => Some(0),
+            ReadError::InvalidUtf8 { offset }
+            | ReadError::LoneSurrogate { offset }
+            | ReadError::TooDeep { offset, .. }
+            | ReadError::TrailingData { offset }
+            | ReadError::Syntax { offset, .. } => Some(*offset),
+        }
+    }
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::TooLarge { size, limit } => write!(
+                f,
+                "the document is {size} bytes, over the {limit}-byte limit"
+            ),
+            ReadError::ByteOrderMark => f.write_str("the document starts with a byte order mark"),
+            ReadError::InvalidUtf8 { .. } => f.write_str("the document is not valid UTF-8"),
+            ReadError::LoneSurrogate { .. } => f.write_str("a \\u escape is an unpaired surrogate"),
+            ReadError::TooDeep { limit, .. } => {
+                write!(f, "arrays and objects nest deeper than {limit} levels")
+            }
+            ReadError::TrailingData { .. } => f.write_str("data follows the top-level value"),
+            ReadError::Syntax { message, .. } => write!(f, "invalid JSON: {message}"),
+        }
+    }
+}
+
+/// A parsed document: its root value and the duplicate keys met on the way.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Document<'a> {
+    /// The top-level value.
+    pub root: Node<'a>,
+    /// Every member whose key repeats an earlier key of the same object, in document order.
+    pub duplicates: Vec<DuplicateKey>,
+}
+
+/// A member whose key repeats an earlier key of the same object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DuplicateKey {
+    /// Pointer to the member (shared by both occurrences).
+    pub pointer: String,
+    /// The decoded key.
+    pub key: String,
+    /// Span of the repeated key.
+    pub span: Span,
+    /// Span of the first occurrence's key.
+    pub first: Span,
+}
+
+/// A value with its span.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node<'a> {
+    /// Bytes the value occupies in the input.
+    pub span: Span,
+    /// The value.
+    pub value: Value<'a>,
+}
+
+/// A JSON value. Strings borrow from the input when they hold no escapes; numbers keep
+/// their exact source text, so `1`, `1.0` and `1e0` stay distinguishable.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value<'a> {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number, as written.
+    Number(&'a str),
+    /// A string, escapes decoded.
+    String(Cow<'a, str>),
+    /// An array.
+    Array(Vec<Node<'a>>),
+    /// An object, members in document order, duplicates included.
+    Object(Vec<Member<'a>>),
+}
+
+/// One object member.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Member<'a> {
+    /// The key, escapes decoded.
+    pub key: Cow<'a, str>,
+    /// Bytes the key (with its quotes) occupies.
+    pub key_span: Span,
+    /// The value.
+    pub value: Node<'a>,
+}
+
+impl Value<'_> {
+    /// The JSON type's name, for messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "a boolean",
+            Value::Number(_) => "a number",
+            Value::String(_) => "a string",
+            Value::Array(_) => "an array",
+            Value::Object(_) => "an object",
+        }
+    }
+}
+
+impl<'a> Node<'a> {
+    /// The string, if this is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.value {
+            Value::String(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The members, if this is an object.
+    pub fn as_object(&self) -> Option<&[Member<'a>]> {
+        match &self.value {
+            Value::Object(members) => Some(members),
+            _ => None,
+        }
+    }
+
+    /// The items, if this is an array.
+    pub fn as_array(&self) -> Option<&[Node<'a>]> {
+        match &self.value {
+            Value::Array(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// The first member named `key`, if this is an object holding one.
+    pub fn get(&self, key: &str) -> Option<&Member<'a>> {
+        self.as_object()?.iter().find(|member| member.key == key)
+    }
+}
+
+/// Appends one reference token to a JSON pointer, escaping `~` and `/` (RFC 6901).
+pub fn pointer_join(base: &str, token: &str) -> String {
+    let mut pointer = String::with_capacity(base.len() + token.len() + 1);
+    pointer.push_str(base);
+    pointer.push('/');
+    for c in token.chars() {
+        match c {
+            '~' => pointer.push_str("~0"),
+            '/' => pointer.push_str("~1"),
+            c => pointer.push(c),
+        }
+    }
+    pointer
+}
+
+/// Reads one JSON document under `limits`.
+pub fn read(input: &[u8], limits: Limits) -> Result<Document<'_>, ReadError> {
+    if input.len() > limits.max_bytes {
+        return Err(ReadError::TooLarge {
+            size: input.len(),
+            limit: limits.max_bytes,
+        });
+    }
+    if input.starts_with(b"\xEF\xBB\xBF") {
+        return Err(ReadError::ByteOrderMark);
+    }
+    let text = std::str::from_utf8(input).map_err(|error| ReadError::InvalidUtf8 {
+        offset: error.valid_up_to(),
+    })?;
+    let mut reader = Reader {
+        text,
+        jiter: Jiter::new(input),
+        limits,
+        duplicates: Vec::new(),
+    };
+    let root = reader.value(1, "")?;
+    reader
+        .jiter
+        .finish()
+        .map_err(|error| to_error(text, error))?;
+    Ok(Document {
+        root,
+        duplicates: reader.duplicates,
+    })
+}
+
+struct Reader<'a> {
+    text: &'a str,
+    jiter: Jiter<'a>,
+    limits: Limits,
+    duplicates: Vec<DuplicateKey>,
+}
+
+/// Classifies a parser error.
+fn to_error(text: &str, error: JiterError) -> ReadError {
+    let offset = error.index.min(text.len());
+    match error.error_type {
+        JiterErrorType::JsonError(JsonErrorType::TrailingCharacters) => {
+            ReadError::TrailingData { offset }
+        }
+        JiterErrorType::JsonError(
+            JsonErrorType::LoneLeadingSurrogateInHexEscape
+            | JsonErrorType::UnexpectedEndOfHexEscape,
+        ) => ReadError::LoneSurrogate { offset },
+        other => ReadError::Syntax {
+            offset,
+            message: other.to_string(),
+        },
+    }
+}
+
+/// Turns a string the parser produced into a borrow of the input when it is a slice of it
+/// (a key without escapes), and an owned copy otherwise.
+fn intern<'a>(text: &'a str, decoded: &str) -> Cow<'a, str> {
+    let base = text.as_ptr() as usize;
+    let at = decoded.as_ptr() as usize;
+    if at >= base && at + decoded.len() <= base + text.len() {
+        let start = at - base;
+        if let Some(slice) = text.get(start..start + decoded.len()) {
+            return Cow::Borrowed(slice);
+        }
+    }
+    Cow::Owned(decoded.to_owned())
+}
+
+impl<'a> Reader<'a> {
+    fn value(&mut self, depth: usize, pointer: &str) -> Result<Node<'a>, ReadError> {
+        let text = self.text;
+        let peek = self.jiter.peek().map_err(|error| to_error(text, error))?;
+        let start = self.jiter.current_index();
+        let value = match peek {
+            Peek::Null => {
+                self.jiter
+                    .known_null()
+                    .map_err(|error| to_error(text, error))?;
+                Value::Null
+            }
+            Peek::True | Peek::False => Value::Bool(
+                self.jiter
+                    .known_bool(peek)
+                    .map_err(|error| to_error(text, error))?,
+            ),
+            Peek::String => {
+                let decoded = match self.jiter.known_str() {
+                    Ok(decoded) => decoded,
+                    Err(error) => return Err(to_error(text, error)),
+                };
+                // Borrow when the raw text between the quotes holds no escape: then it is
+                // the decoded string, byte for byte.
+                let raw = text.get(start + 1..start + 1 + decoded.len());
+                match raw {
+                    Some(raw)
+                        if !raw.contains('\\')
+                            && text.as_bytes().get(start + 1 + decoded.len()) == Some(&b'"') =>
+                    {
+                        Value::String(Cow::Borrowed(raw))
+                    }
+                    _ => Value::String(Cow::Owned(decoded.to_owned())),
+                }
+            }
+            Peek::Array | Peek::Object if depth > self.limits.max_depth => {
+                return Err(ReadError::TooDeep {
+                    offset: start,
+                    limit: self.limits.max_depth,
+                })
+            }
+            Peek::Array => {
+                let mut items = Vec::new();
+                let mut more = self
+                    .jiter
+                    .known_array()
+                    .map_err(|error| to_error(text, error))?;
+                while more.is_some() {
+                    let item_pointer = format!("{pointer}/{}", items.len());
+                    items.push(self.value(depth + 1, &item_pointer)?);
+                    more = self
+                        .jiter
+                        .array_step()
+                        .map_err(|error| to_error(text, error))?;
+                }
+                Value::Array(items)
+            }
+            Peek::Object => self.object(depth, pointer)?,
+            peek if peek.is_num() => {
+                if let Err(error) = self.jiter.known_number_bytes(peek) {
+                    return Err(to_error(text, error));
+                }
+                Value::Number(&self.text[start..self.jiter.current_index()])
+            }
+            _ => {
+                return Err(ReadError::Syntax {
+                    offset: start,
+                    message: "expected a value".to_owned(),
+                })
+            }
+        };
+        Ok(Node {
+            span: Span::new(start..self.jiter.current_index()),
+            value,
+        })
+    }
+
+    fn object(&mut self, depth: usize, pointer: &str) -> Result<Value<'a>, ReadError> {
+        let text = self.text;
+        let mut members: Vec<Member<'a>> = Vec::new();
+        let mut key_start = self.jiter.current_index();
+        let mut key = self
+            .jiter
+            .known_object()
+            .map_err(|error| to_error(text, error))?
+            .map(|key| intern(text, key));
+        while let Some(name) = key {
+            let key_span = self.key_span(key_start);
+            let member_pointer = pointer_join(pointer, &name);
+            if let Some(first) = members.iter().find(|member| member.key == name) {
+                self.duplicates.push(DuplicateKey {
+                    pointer: member_pointer.clone(),
+                    key: name.to_string(),
+                    span: key_span,
+                    first: first.key_span,
+                });
+            }
+            let value = self.value(depth + 1, &member_pointer)?;
+            members.push(Member {
+                key: name,
+                key_span,
+                value,
+            });
+            key_start = self.jiter.current_index();
+            key = self
+                .jiter
+                .next_key()
+                .map_err(|error| to_error(text, error))?
+                .map(|key| intern(text, key));
+        }
+        Ok(Value::Object(members))
+    }
+
+    /// The span of the key just read: it starts at the first `"` after `from` (the byte
+    /// after `{` or after the previous value, so only whitespace and a comma come before
+    /// it) and ends at the last `"` before the parser's position (just past the colon, so
+    /// only whitespace and the colon come after it).
+    fn key_span(&self, from: usize) -> Span {
+        let bytes = self.text.as_bytes();
+        let here = self.jiter.current_index().min(bytes.len());
+        let start = bytes[from..here]
+            .iter()
+            .position(|&b| b == b'"')
+            .map_or(from, |at| from + at);
+        let end = bytes[start..here]
+            .iter()
+            .rposition(|&b| b == b'"')
+            .map_or(here, |at| start + at + 1);
+        Span::new(start..end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIMITS: Limits = Limits {
+        max_bytes: 1 << 20,
+        max_depth: 16,
+    };
+
+    #[test]
+    fn spans_and_borrowing() {
+        let input = br#" {"a" : [1, "x\n"], "b": "plain"} "#;
+        let document = read(input, LIMITS).expect("valid");
+        let a = document.root.get("a").expect("member a");
+        assert_eq!(&input[a.key_span.start..a.key_span.end], br#""a""#);
+        assert_eq!(
+            &input[a.value.span.start..a.value.span.end],
+            br#"[1, "x\n"]"#
+        );
+        let b = document.root.get("b").expect("member b");
+        assert!(matches!(
+            b.value.value,
+            Value::String(Cow::Borrowed("plain"))
+        ));
+        let items = a.value.as_array().expect("array");
+        assert_eq!(items[1].as_str(), Some("x\n"));
+    }
+
+    #[test]
+    fn duplicates_after_escape_decoding_at_depth() {
+        let input = br#"{"o": {"id": 1, "\u0069d": 2}, "id": 3}"#;
+        let document = read(input, LIMITS).expect("valid");
+        assert_eq!(document.duplicates.len(), 1);
+        assert_eq!(document.duplicates[0].pointer, "/o/id");
+    }
+
+    #[test]
+    fn errors() {
+        let deep = "[".repeat(1_000_000);
+        assert!(matches!(
+            read(
+                deep.as_bytes(),
+                Limits {
+                    max_bytes: 2_000_000,
+                    max_depth: 16
+                }
+            ),
+            Err(ReadError::TooDeep { offset: 16, .. })
+        ));
+        assert!(matches!(
+            read(b"{} x", LIMITS),
+            Err(ReadError::TrailingData { offset: 3 })
+        ));
+        assert!(matches!(
+            read(br#"["\ud800"]"#, LIMITS),
+            Err(ReadError::LoneSurrogate { .. })
+        ));
+        assert!(matches!(
+            read(br#"["\udc00"]"#, LIMITS),
+            Err(ReadError::LoneSurrogate { .. })
+        ));
+        assert!(matches!(
+            read(b"\xEF\xBB\xBF{}", LIMITS),
+            Err(ReadError::ByteOrderMark)
+        ));
+        assert!(matches!(
+            read(b"[\"\xff\"]", LIMITS),
+            Err(ReadError::InvalidUtf8 { offset: 2 })
+        ));
+        assert!(matches!(
+            read(b"[1,]", LIMITS),
+            Err(ReadError::Syntax { .. })
+        ));
+        assert!(matches!(
+            read(b"", LIMITS),
+            Err(ReadError::Syntax { offset: 0, .. })
+        ));
+        assert!(matches!(
+            read(
+                b"{}",
+                Limits {
+                    max_bytes: 1,
+                    max_depth: 4
+                }
+            ),
+            Err(ReadError::TooLarge { size: 2, limit: 1 })
+        ));
+    }
+
+    #[test]
+    fn numbers_keep_their_text() {
+        let document = read(b"[1, 1.0, 1e0, -0]", LIMITS).expect("valid");
+        let texts: Vec<_> = document
+            .root
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.value.clone())
+            .collect();
+        assert_eq!(
+            texts,
+            vec![
+                Value::Number("1"),
+                Value::Number("1.0"),
+                Value::Number("1e0"),
+                Value::Number("-0")
+            ]
+        );
+    }
+}

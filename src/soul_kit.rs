@@ -1,0 +1,605 @@
+//! Soul Kit exchange format v1 (`../shared/specs/soul-kit-v1.md`): a closed JSON object of
+//! at most 262144 bytes describing a personality kit.
+//!
+//! The checker reads the document with the strict JSON reader, then walks the fixed shape
+//! the spec's field table gives, reporting every violation it finds. Each check names its
+//! rule constant; the rule's catalogue entry cites the passage and any decision taken.
+
+use crate::diagnostic::rules::soul_kit as rule;
+use crate::diagnostic::{Diagnostic, Format, Location, Position, Report, RuleId, Span};
+use crate::json::{self, pointer_join, Limits, Node, ReadError, Value};
+use crate::text;
+
+/// Largest valid document, in bytes (spec: "Maximum encoded size is 262144 bytes").
+pub const MAX_BYTES: usize = 262_144;
+
+/// Nesting bound of the reader; see `soul-kit.json.depth`.
+pub const MAX_DEPTH: usize = 64;
+
+const ROOT_FIELDS: &[&str] = &[
+    "format",
+    "format_version",
+    "id",
+    "name",
+    "version",
+    "summary",
+    "scope",
+    "voice",
+    "behavior",
+    "adaptations",
+    "examples",
+    "checks",
+];
+const VOICE_FIELDS: &[&str] = &["core", "traits", "style_rules", "avoid"];
+const BEHAVIOR_FIELDS: &[&str] = &["explain", "disagree", "uncertainty", "mistakes", "progress"];
+const ADAPTATION_FIELDS: &[&str] = &["everyday", "focused", "sensitive", "writing"];
+const EXAMPLE_FIELDS: &[&str] = &["situation", "user", "assistant", "note"];
+const SCOPES: &[&str] = &["conversation", "writing", "both"];
+const MARKERS: &[&str] = &["soulware:default", "soulware-kit:"];
+
+/// Character bounds of a string field and the rule enforcing them.
+struct Bounds {
+    rule: RuleId,
+    min: usize,
+    max: usize,
+}
+
+/// Count bounds of an array field and the rule enforcing them.
+struct Count {
+    rule: RuleId,
+    min: usize,
+    max: usize,
+}
+
+/// Checks one Soul Kit document.
+pub fn check(source: &[u8]) -> Report {
+    let mut checker = Checker {
+        source,
+        report: Report::new(Format::SoulKit),
+    };
+    checker.document();
+    checker.report
+}
+
+struct Checker<'s> {
+    source: &'s [u8],
+    report: Report,
+}
+
+impl<'s> Checker<'s> {
+    fn at(&mut self, rule: RuleId, pointer: &str, span: Span, message: String) {
+        self.report.diagnostics.push(Diagnostic::new(
+            rule,
+            Location::pointer(pointer, span),
+            message,
+        ));
+    }
+
+    fn document(&mut self) {
+        let limits = Limits {
+            max_bytes: MAX_BYTES,
+            max_depth: MAX_DEPTH,
+        };
+        let document = match json::read(self.source, limits) {
+            Ok(document) => document,
+            Err(error) => return self.read_error(&error),
+        };
+        // soul-kit.json.duplicate-key (spec: "unknown properties and duplicate keys are invalid").
+        for duplicate in &document.duplicates {
+            let first = Position::of(self.source, duplicate.first.start);
+            self.at(
+                rule::JSON_DUPLICATE_KEY,
+                &duplicate.pointer,
+                duplicate.span,
+                format!(
+                    "duplicate key {:?}; first defined at line {}, column {}",
+                    duplicate.key, first.line, first.column
+                ),
+            );
+        }
+        self.root(&document.root);
+    }
+
+    fn read_error(&mut self, error: &ReadError) {
+        let rule = match error {
+            // soul-kit.size.max (spec: "Maximum encoded size is 262144 bytes").
+            ReadError::TooLarge { .. } => rule::SIZE_MAX,
+            // soul-kit.json.bom, .utf8, .surrogate, .depth, .trailing-data, .syntax
+            // (spec: "A Soul Kit is a UTF-8 JSON object").
+            ReadError::ByteOrderMark => rule::JSON_BOM,
+            ReadError::InvalidUtf8 { .. } => rule::JSON_UTF8,
+            ReadError::LoneSurrogate { .. } => rule::JSON_SURROGATE,
+            ReadError::TooDeep { .. } => rule::JSON_DEPTH,
+            ReadError::TrailingData { .. } => rule::JSON_TRAILING_DATA,
+            ReadError::Syntax { .. } => rule::JSON_SYNTAX,
+        };
+        let location = match error.offset() {
+            Some(offset) => Location::text(
+                self.source,
+                Span::new(offset..(offset + 1).min(self.source.len())),
+            ),
+            None => Location::document(),
+        };
+        self.report
+            .diagnostics
+            .push(Diagnostic::new(rule, location, error.to_string()));
+    }
+
+    fn root(&mut self, root: &Node<'_>) {
+        // soul-kit.root.type (spec: "A Soul Kit is a UTF-8 JSON object").
+        if root.as_object().is_none() {
+            self.at(
+                rule::ROOT_TYPE,
+                "",
+                root.span,
+                format!("a Soul Kit is a JSON object, not {}", root.value.kind()),
+            );
+            return;
+        }
+        self.closed_object(root, "", ROOT_FIELDS);
+
+        // soul-kit.format.value (spec: format is exactly `soulware.soul-kit`).
+        if let Some(node) = self.member(root, "format") {
+            if node.as_str() != Some("soulware.soul-kit") {
+                self.at(
+                    rule::FORMAT_VALUE,
+                    "/format",
+                    node.span,
+                    "format must be the string \"soulware.soul-kit\"".to_owned(),
+                );
+            }
+            self.string_rules(node, "/format");
+        }
+        // soul-kit.format-version.value (spec: format_version is integer 1).
+        if let Some(node) = self.member(root, "format_version") {
+            if node.value != Value::Number("1") {
+                self.at(
+                    rule::FORMAT_VERSION_VALUE,
+                    "/format_version",
+                    node.span,
+                    "format_version must be the integer 1".to_owned(),
+                );
+            }
+        }
+        // soul-kit.id.length and soul-kit.id.pattern (spec: 1-48 characters; lowercase
+        // letters/digits separated by single hyphens).
+        if let Some(node) = self.member(root, "id") {
+            if let Some(id) = self.string(node, "/id") {
+                let length = text::length(id);
+                if !(1..=48).contains(&length) {
+                    self.at(
+                        rule::ID_LENGTH,
+                        "/id",
+                        node.span,
+                        format!("id is {length} characters; it must be 1 to 48"),
+                    );
+                }
+                if !is_kit_id(id) {
+                    self.at(
+                        rule::ID_PATTERN,
+                        "/id",
+                        node.span,
+                        "id must be lowercase letters and digits in groups separated by single hyphens".to_owned(),
+                    );
+                }
+            }
+        }
+        self.text_member(
+            root,
+            "",
+            "name",
+            &Bounds {
+                rule: rule::NAME_LENGTH,
+                min: 1,
+                max: 80,
+            },
+        );
+        // soul-kit.version.pattern (spec: numeric X.Y.Z, 1-4 digits per component).
+        if let Some(node) = self.member(root, "version") {
+            if let Some(version) = self.string(node, "/version") {
+                if !is_kit_version(version) {
+                    self.at(
+                        rule::VERSION_PATTERN,
+                        "/version",
+                        node.span,
+                        "version must be X.Y.Z with 1 to 4 ASCII digits in each part".to_owned(),
+                    );
+                }
+            }
+        }
+        self.text_member(
+            root,
+            "",
+            "summary",
+            &Bounds {
+                rule: rule::SUMMARY_LENGTH,
+                min: 1,
+                max: 400,
+            },
+        );
+        // soul-kit.scope.value (spec: `conversation`, `writing`, or `both`).
+        if let Some(node) = self.member(root, "scope") {
+            if !node.as_str().is_some_and(|scope| SCOPES.contains(&scope)) {
+                self.at(
+                    rule::SCOPE_VALUE,
+                    "/scope",
+                    node.span,
+                    "scope must be \"conversation\", \"writing\" or \"both\"".to_owned(),
+                );
+            }
+            self.string_rules(node, "/scope");
+        }
+        if let Some(voice) = self.member(root, "voice") {
+            self.voice(voice);
+        }
+        if let Some(behavior) = self.member(root, "behavior") {
+            self.text_object(
+                behavior,
+                "/behavior",
+                BEHAVIOR_FIELDS,
+                rule::BEHAVIOR_LENGTH,
+            );
+        }
+        if let Some(adaptations) = self.member(root, "adaptations") {
+            self.text_object(
+                adaptations,
+                "/adaptations",
+                ADAPTATION_FIELDS,
+                rule::ADAPTATIONS_LENGTH,
+            );
+        }
+        if let Some(examples) = self.member(root, "examples") {
+            self.examples(examples);
+        }
+        if let Some(checks) = self.member(root, "checks") {
+            self.text_array(
+                checks,
+                "/checks",
+                &Count {
+                    rule: rule::CHECKS_COUNT,
+                    min: 3,
+                    max: 8,
+                },
+                &Bounds {
+                    rule: rule::CHECKS_LENGTH,
+                    min: 1,
+                    max: 240,
+                },
+            );
+        }
+    }
+
+    /// voice: core (at most 800), traits (3-6 of at most 240), style_rules (3-12 of at
+    /// most 400), avoid (0-8 of at most 240).
+    fn voice(&mut self, voice: &Node<'_>) {
+        if !self.object_type(voice, "/voice") {
+            return;
+        }
+        self.closed_object(voice, "/voice", VOICE_FIELDS);
+        self.text_member(
+            voice,
+            "/voice",
+            "core",
+            &Bounds {
+                rule: rule::VOICE_CORE_LENGTH,
+                min: 0,
+                max: 800,
+            },
+        );
+        if let Some(traits) = self.member(voice, "traits") {
+            self.text_array(
+                traits,
+                "/voice/traits",
+                &Count {
+                    rule: rule::VOICE_TRAITS_COUNT,
+                    min: 3,
+                    max: 6,
+                },
+                &Bounds {
+                    rule: rule::VOICE_TRAITS_LENGTH,
+                    min: 0,
+                    max: 240,
+                },
+            );
+        }
+        if let Some(style_rules) = self.member(voice, "style_rules") {
+            self.text_array(
+                style_rules,
+                "/voice/style_rules",
+                &Count {
+                    rule: rule::VOICE_STYLE_RULES_COUNT,
+                    min: 3,
+                    max: 12,
+                },
+                &Bounds {
+                    rule: rule::VOICE_STYLE_RULES_LENGTH,
+                    min: 0,
+                    max: 400,
+                },
+            );
+        }
+        if let Some(avoid) = self.member(voice, "avoid") {
+            self.text_array(
+                avoid,
+                "/voice/avoid",
+                &Count {
+                    rule: rule::VOICE_AVOID_COUNT,
+                    min: 0,
+                    max: 8,
+                },
+                &Bounds {
+                    rule: rule::VOICE_AVOID_LENGTH,
+                    min: 0,
+                    max: 240,
+                },
+            );
+        }
+    }
+
+    /// examples: 3-8 closed objects with situation (160), user (800), assistant (1800)
+    /// and note (400), all required.
+    fn examples(&mut self, examples: &Node<'_>) {
+        let Some(items) = self.array(
+            examples,
+            "/examples",
+            &Count {
+                rule: rule::EXAMPLES_COUNT,
+                min: 3,
+                max: 8,
+            },
+        ) else {
+            return;
+        };
+        let limits = [
+            ("situation", rule::EXAMPLES_SITUATION_LENGTH, 160),
+            ("user", rule::EXAMPLES_USER_LENGTH, 800),
+            ("assistant", rule::EXAMPLES_ASSISTANT_LENGTH, 1800),
+            ("note", rule::EXAMPLES_NOTE_LENGTH, 400),
+        ];
+        for (index, example) in items.iter().enumerate() {
+            let pointer = format!("/examples/{index}");
+            if !self.object_type(example, &pointer) {
+                continue;
+            }
+            self.closed_object(example, &pointer, EXAMPLE_FIELDS);
+            for (field, rule, max) in limits {
+                self.text_member(example, &pointer, field, &Bounds { rule, min: 0, max });
+            }
+        }
+    }
+
+    /// An object whose listed members are all bounded strings under one rule.
+    fn text_object(&mut self, node: &Node<'_>, pointer: &str, fields: &[&str], rule: RuleId) {
+        if !self.object_type(node, pointer) {
+            return;
+        }
+        self.closed_object(node, pointer, fields);
+        for field in fields {
+            self.text_member(
+                node,
+                pointer,
+                field,
+                &Bounds {
+                    rule,
+                    min: 1,
+                    max: 600,
+                },
+            );
+        }
+    }
+
+    /// soul-kit.object.unknown-key and soul-kit.field.required (spec: "All objects are
+    /// closed"; every listed field is required).
+    fn closed_object(&mut self, node: &Node<'_>, pointer: &str, fields: &[&str]) {
+        let members = node.as_object().unwrap_or_default();
+        for member in members {
+            if !fields.contains(&member.key.as_ref()) {
+                let message = format!("unknown member {:?}; this object is closed", member.key);
+                self.at(
+                    rule::OBJECT_UNKNOWN_KEY,
+                    &pointer_join(pointer, &member.key),
+                    member.key_span,
+                    message,
+                );
+            }
+        }
+        for field in fields {
+            if !members.iter().any(|member| member.key == *field) {
+                let message = format!("required member {field:?} is missing");
+                self.at(
+                    rule::FIELD_REQUIRED,
+                    &pointer_join(pointer, field),
+                    node.span,
+                    message,
+                );
+            }
+        }
+    }
+
+    /// The first member named `field`, if present (absence is reported by `closed_object`).
+    fn member<'n, 'a>(&self, node: &'n Node<'a>, field: &str) -> Option<&'n Node<'a>> {
+        node.get(field).map(|member| &member.value)
+    }
+
+    /// soul-kit.field.type for objects.
+    fn object_type(&mut self, node: &Node<'_>, pointer: &str) -> bool {
+        if node.as_object().is_some() {
+            return true;
+        }
+        self.at(
+            rule::FIELD_TYPE,
+            pointer,
+            node.span,
+            format!("expected an object, found {}", node.value.kind()),
+        );
+        false
+    }
+
+    /// soul-kit.field.type for strings, then the rules every string obeys.
+    fn string<'n>(&mut self, node: &'n Node<'_>, pointer: &str) -> Option<&'n str> {
+        match node.as_str() {
+            Some(text) => {
+                self.string_rules(node, pointer);
+                Some(text)
+            }
+            None => {
+                self.at(
+                    rule::FIELD_TYPE,
+                    pointer,
+                    node.span,
+                    format!("expected a string, found {}", node.value.kind()),
+                );
+                None
+            }
+        }
+    }
+
+    /// An array of bounded strings.
+    fn text_array(&mut self, node: &Node<'_>, pointer: &str, count: &Count, bounds: &Bounds) {
+        let Some(items) = self.array(node, pointer, count) else {
+            return;
+        };
+        for (index, item) in items.iter().enumerate() {
+            self.text(item, &format!("{pointer}/{index}"), bounds);
+        }
+    }
+
+    /// soul-kit.field.type for arrays, then the count rule.
+    fn array<'n, 'a>(
+        &mut self,
+        node: &'n Node<'a>,
+        pointer: &str,
+        count: &Count,
+    ) -> Option<&'n [Node<'a>]> {
+        let Some(items) = node.as_array() else {
+            self.at(
+                rule::FIELD_TYPE,
+                pointer,
+                node.span,
+                format!("expected an array, found {}", node.value.kind()),
+            );
+            return None;
+        };
+        if !(count.min..=count.max).contains(&items.len()) {
+            let message = format!(
+                "{} entries; there must be {} to {}",
+                items.len(),
+                count.min,
+                count.max
+            );
+            self.at(count.rule, pointer, node.span, message);
+        }
+        Some(items)
+    }
+
+    fn text_member(&mut self, object: &Node<'_>, pointer: &str, field: &str, bounds: &Bounds) {
+        if let Some(node) = self.member(object, field) {
+            self.text(node, &pointer_join(pointer, field), bounds);
+        }
+    }
+
+    /// A string with a length rule.
+    fn text(&mut self, node: &Node<'_>, pointer: &str, bounds: &Bounds) {
+        let Some(value) = self.string(node, pointer) else {
+            return;
+        };
+        let length = text::length(value);
+        if !(bounds.min..=bounds.max).contains(&length) {
+            let message = if bounds.min == 0 {
+                format!("{length} characters; at most {} allowed", bounds.max)
+            } else {
+                format!(
+                    "{length} characters; it must be {} to {}",
+                    bounds.min, bounds.max
+                )
+            };
+            self.at(bounds.rule, pointer, node.span, message);
+        }
+    }
+
+    /// The rules every string obeys (spec: "Strings must contain visible content, may use
+    /// newline or tab, and may not contain other ASCII control characters or
+    /// `SOULWARE:DEFAULT` or `soulware-kit:` marker text in any letter case").
+    fn string_rules(&mut self, node: &Node<'_>, pointer: &str) {
+        let Some(value) = node.as_str() else { return };
+        // soul-kit.string.visible
+        if !text::has_visible_content(value) {
+            self.at(
+                rule::STRING_VISIBLE,
+                pointer,
+                node.span,
+                "the string has no visible content".to_owned(),
+            );
+        }
+        // soul-kit.string.control (C1 controls by the reference's decision).
+        if value
+            .chars()
+            .any(|c| text::is_forbidden_ascii_control(c) || text::is_c1_control(c))
+        {
+            self.at(
+                rule::STRING_CONTROL,
+                pointer,
+                node.span,
+                "the string holds a control character other than newline or tab".to_owned(),
+            );
+        }
+        // soul-kit.string.marker
+        if text::contains_folded(value, MARKERS) {
+            self.at(
+                rule::STRING_MARKER,
+                pointer,
+                node.span,
+                "the string holds reserved marker text (SOULWARE:DEFAULT or soulware-kit:)"
+                    .to_owned(),
+            );
+        }
+    }
+}
+
+/// `^[a-z0-9]+(-[a-z0-9]+)*$`.
+fn is_kit_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.split('-').all(|group| {
+            !group.is_empty()
+                && group
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
+}
+
+/// `^[0-9]{1,4}\.[0-9]{1,4}\.[0-9]{1,4}$`, ASCII digits only, nothing after.
+fn is_kit_version(version: &str) -> bool {
+    let parts: Vec<&str> = version.split('.').collect();
+    parts.len() == 3
+        && parts
+            .iter()
+            .all(|part| (1..=4).contains(&part.len()) && part.bytes().all(|b| b.is_ascii_digit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn id_and_version_patterns() {
+        assert!(is_kit_id("a"));
+        assert!(is_kit_id("a1-b2-c3"));
+        for bad in ["", "-a", "a-", "a--b", "A", "a_b", "é"] {
+            assert!(!is_kit_id(bad), "{bad}");
+        }
+        assert!(is_kit_version("0.0.0"));
+        assert!(is_kit_version("9999.01.0"));
+        for bad in [
+            "1.0",
+            "1.0.0.0",
+            "10000.0.0",
+            "1.0.0\n",
+            "v1.0.0",
+            "1.0.0-rc1",
+            "١.٢.٣",
+            "1..0",
+        ] {
+            assert!(!is_kit_version(bad), "{bad}");
+        }
+    }
+}
