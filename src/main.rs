@@ -18,7 +18,11 @@ use soulcheck_harness::report::Summary;
 use soulcheck_harness::{selfcheck, Case, Catalogue, Corpus, Strictness};
 
 #[derive(Parser)]
-#[command(name = "soulcheck", version, about = "Conformance suite and reference validator for agent-identity formats")]
+#[command(
+    name = "soulcheck",
+    version,
+    about = "Conformance suite and reference validator for agent-identity formats"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -156,7 +160,8 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
         let Some((key, value)) = entry.split_once('=') else {
             bail!("--context takes KEY=VALUE, got {entry:?}");
         };
-        let value = serde_json::from_str(value).unwrap_or_else(|_| serde_json::Value::String(value.to_owned()));
+        let value = serde_json::from_str(value)
+            .unwrap_or_else(|_| serde_json::Value::String(value.to_owned()));
         context.insert(key.to_owned(), value);
     }
     let origin = args.path.display().to_string();
@@ -165,13 +170,29 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
         (report, Vec::new())
     } else {
         let bytes = std::fs::read(&args.path).with_context(|| format!("cannot read {origin}"))?;
-        let name = args.path.file_name().and_then(|name| name.to_str()).unwrap_or_default();
-        let report = soulcheck::check(format, &args.operation, Input::Document { name, bytes: &bytes }, &context)?;
+        let name = args
+            .path
+            .file_name()
+            .and_then(|name| name.to_str())
+            .unwrap_or_default();
+        let report = soulcheck::check(
+            format,
+            &args.operation,
+            Input::Document {
+                name,
+                bytes: &bytes,
+            },
+            &context,
+        )?;
         (report, bytes)
     };
     let mut stdout = std::io::stdout().lock();
     if args.json {
-        writeln!(stdout, "{}", serde_json::to_string_pretty(&report.to_json())?)?;
+        writeln!(
+            stdout,
+            "{}",
+            serde_json::to_string_pretty(&report.to_json())?
+        )?;
     } else {
         write!(stdout, "{}", report.render(&source, &origin))?;
         if let Some(value) = &report.value {
@@ -243,12 +264,24 @@ fn run(args: RunArgs) -> Result<ExitCode> {
                 .as_ref()
                 .is_none_or(|globs| globs.is_match(&case.id) || globs.is_match(case.name()))
         })
-        .filter(|case| args.rules.is_empty() || case.all_rules().iter().any(|rule| args.rules.iter().any(|r| r == rule)))
+        .filter(|case| {
+            args.rules.is_empty()
+                || case
+                    .all_rules()
+                    .iter()
+                    .any(|rule| args.rules.iter().any(|r| r == rule))
+        })
         .collect();
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let results = soulcheck_harness::runner::run_all(&Reference, &cases, &catalogue, Strictness::Reference, jobs);
+    let results = soulcheck_harness::runner::run_all(
+        &Reference,
+        &cases,
+        &catalogue,
+        Strictness::Reference,
+        jobs,
+    );
     let summary = Summary::new(&cases, &results);
     print!("{}", summary.render(&cases, &results, &catalogue));
     Ok(if summary.all_passed() && problems.is_empty() {
@@ -262,14 +295,20 @@ fn rules(args: ListArgs) -> Result<ExitCode> {
     let (_, catalogue) = load(&args.selection)?;
     let rules: Vec<_> = catalogue
         .rules()
-        .filter(|rule| args.selection.format.is_empty() || args.selection.format.contains(&rule.format))
+        .filter(|rule| {
+            args.selection.format.is_empty() || args.selection.format.contains(&rule.format)
+        })
         .collect();
     let mut stdout = std::io::stdout().lock();
     if args.json {
         writeln!(stdout, "{}", serde_json::to_string_pretty(&rules)?)?;
     } else {
         for rule in rules {
-            writeln!(stdout, "{:<48} {:<6} {:<7} {}", rule.id, rule.level, rule.severity, rule.source)?;
+            writeln!(
+                stdout,
+                "{:<48} {:<6} {:<7} {}",
+                rule.id, rule.level, rule.severity, rule.source
+            )?;
             writeln!(stdout, "    {}", rule.requirement)?;
             if let Some(decision) = &rule.decision {
                 writeln!(stdout, "    decision: {decision}")?;
@@ -281,9 +320,13 @@ fn rules(args: ListArgs) -> Result<ExitCode> {
 
 fn cases(args: CasesArgs) -> Result<ExitCode> {
     if let Some(CasesCommand::Export { dir, corpus }) = args.command {
-        let selection = Selection { corpus, format: Vec::new() };
+        let selection = Selection {
+            corpus,
+            format: Vec::new(),
+        };
         let (corpus, catalogue) = load(&selection)?;
-        let count = soulcheck_harness::export::export(&corpus, &catalogue, &dir).map_err(|error| anyhow::anyhow!("{error}"))?;
+        let count = soulcheck_harness::export::export(&corpus, &catalogue, &dir)
+            .map_err(|error| anyhow::anyhow!("{error}"))?;
         println!("exported {count} cases to {}", dir.display());
         return Ok(ExitCode::SUCCESS);
     }
@@ -307,7 +350,13 @@ fn cases(args: CasesArgs) -> Result<ExitCode> {
         writeln!(stdout, "{}", serde_json::to_string_pretty(&list)?)?;
     } else {
         for case in cases {
-            writeln!(stdout, "{:<56} {:<24} {}", case.name(), case.verdict.name(), case.description)?;
+            writeln!(
+                stdout,
+                "{:<56} {:<24} {}",
+                case.name(),
+                case.verdict.name(),
+                case.description
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)

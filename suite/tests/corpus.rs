@@ -15,7 +15,9 @@ use std::sync::Arc;
 use libtest_mimic::{Arguments, Failed, Trial};
 use soulcheck::reference::Reference;
 use soulcheck_harness::runner::{judge, prepare_input};
-use soulcheck_harness::{selfcheck, Case, Catalogue, Corpus, Input, Outcome, Request, Strictness, Validator};
+use soulcheck_harness::{
+    selfcheck, Case, Catalogue, Corpus, Input, Outcome, Request, Strictness, Validator,
+};
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -51,7 +53,9 @@ fn main() {
     for index in 0..fixture.corpus.cases.len() {
         let fixture = Arc::clone(&fixture);
         let name = fixture.corpus.cases[index].name();
-        trials.push(Trial::test(name, move || case_trial(&fixture, &fixture.corpus.cases[index])));
+        trials.push(Trial::test(name, move || {
+            case_trial(&fixture, &fixture.corpus.cases[index])
+        }));
     }
     libtest_mimic::run(&args, trials).exit();
 }
@@ -78,13 +82,21 @@ fn every_rule_emitted(fixture: &Fixture) -> Result<(), Failed> {
     let mut emitted = BTreeSet::new();
     let mut problems = Vec::new();
     for case in &fixture.corpus.cases {
-        let Ok(input) = prepare_input(case) else { continue };
-        let Ok(report) = Reference.report(&request(case, &input)) else { continue };
+        let Ok(input) = prepare_input(case) else {
+            continue;
+        };
+        let Ok(report) = Reference.report(&request(case, &input)) else {
+            continue;
+        };
         for diagnostic in &report.diagnostics {
             let rule = diagnostic.rule.id;
             match fixture.catalogue.get(rule) {
                 Some(found) if found.format == case.format => {}
-                _ => problems.push(format!("{}: emits {rule}, not a rule of {}", case.name(), case.format)),
+                _ => problems.push(format!(
+                    "{}: emits {rule}, not a rule of {}",
+                    case.name(),
+                    case.format
+                )),
             }
             emitted.insert(rule.to_owned());
         }
@@ -98,7 +110,10 @@ fn every_rule_emitted(fixture: &Fixture) -> Result<(), Failed> {
         .collect();
     for rule in fixture.catalogue.rules() {
         if !emitted.contains(&rule.id) && !operation_rules.contains(rule.id.as_str()) {
-            problems.push(format!("{} is catalogued but the reference never emits it", rule.id));
+            problems.push(format!(
+                "{} is catalogued but the reference never emits it",
+                rule.id
+            ));
         }
     }
     if problems.is_empty() {
@@ -116,7 +131,11 @@ fn no_orphan_snapshots(fixture: &Fixture) -> Result<(), Failed> {
     let root = snapshot_dir();
     for format_dir in std::fs::read_dir(&root).into_iter().flatten().flatten() {
         let format = format_dir.file_name().to_string_lossy().into_owned();
-        for file in std::fs::read_dir(format_dir.path()).into_iter().flatten().flatten() {
+        for file in std::fs::read_dir(format_dir.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             let file_name = file.file_name().to_string_lossy().into_owned();
             let Some(id) = file_name.strip_suffix(".snap") else {
                 if !file_name.ends_with(".snap.new") {
@@ -132,7 +151,11 @@ fn no_orphan_snapshots(fixture: &Fixture) -> Result<(), Failed> {
     if orphans.is_empty() {
         Ok(())
     } else {
-        Err(format!("snapshots without a case (delete them):\n{}", orphans.join("\n")).into())
+        Err(format!(
+            "snapshots without a case (delete them):\n{}",
+            orphans.join("\n")
+        )
+        .into())
     }
 }
 
@@ -155,7 +178,9 @@ fn case_trial(fixture: &Fixture, case: &Case) -> Result<(), Failed> {
     let judgement = judge(case, &outcome, &fixture.catalogue, Strictness::Reference);
     if !judgement.is_pass() {
         if let Outcome::Skipped { reason } = &outcome {
-            return Err(format!("the reference must implement every corpus format: {reason}").into());
+            return Err(
+                format!("the reference must implement every corpus format: {reason}").into(),
+            );
         }
         return Err(format!("{}\n{}", case.description, judgement.explain()).into());
     }
