@@ -1,17 +1,28 @@
-//! Summaries of a run: per format, per rule, and the failures with expected vs actual.
+//! Reports of a run: the human summary (per format, per rule, failures with expected vs
+//! actual) here, and the machine formats in submodules: a JSON Lines record of the run
+//! ([`jsonl`]), JUnit XML ([`junit`]), a Markdown summary for CI step summaries
+//! ([`markdown`]), badge endpoints ([`badge`]), certificates per format ([`certificate`])
+//! and the difference between two runs ([`diff`]).
+
+pub mod badge;
+pub mod certificate;
+pub mod diff;
+pub mod jsonl;
+pub mod junit;
+pub mod markdown;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::catalogue::Catalogue;
 use crate::corpus::Case;
 use crate::format::Format;
-use crate::runner::CaseResult;
+use crate::runner::{CaseResult, Judgement};
 
 /// Pass / fail / skip counts.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tally {
     /// Cases that passed.
     pub passed: usize,
@@ -19,22 +30,29 @@ pub struct Tally {
     pub failed: usize,
     /// Cases the validator declined.
     pub skipped: usize,
+    /// Failures the expectations file lists.
+    pub expected_failures: usize,
 }
 
 impl Tally {
     fn add(&mut self, result: &CaseResult) {
-        if result.judgement.is_pass() {
-            self.passed += 1;
-        } else if result.judgement.is_skip() {
-            self.skipped += 1;
-        } else {
-            self.failed += 1;
+        match &result.judgement {
+            Judgement::Pass => self.passed += 1,
+            Judgement::Skipped { .. } => self.skipped += 1,
+            Judgement::ExpectedFailure { .. } => self.expected_failures += 1,
+            _ => self.failed += 1,
         }
     }
 
     /// Total cases counted.
     pub fn total(&self) -> usize {
-        self.passed + self.failed + self.skipped
+        self.passed + self.failed + self.skipped + self.expected_failures
+    }
+
+    /// Percentage of attempted (not skipped) cases that passed, rounded down.
+    pub fn percent_passing(&self) -> usize {
+        let attempted = self.total() - self.skipped;
+        (self.passed * 100).checked_div(attempted).unwrap_or(0)
     }
 }
 
@@ -68,9 +86,9 @@ impl Summary {
         summary
     }
 
-    /// Whether every case passed (skips count as not passing).
-    pub fn all_passed(&self) -> bool {
-        self.overall.failed == 0 && self.overall.skipped == 0
+    /// Whether no case failed (expected failures and skips do not count as failures).
+    pub fn no_failures(&self) -> bool {
+        self.overall.failed == 0
     }
 
     /// Human-readable text: failures first, then per-format and per-rule tables.
