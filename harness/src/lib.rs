@@ -12,6 +12,7 @@ pub mod expectations;
 pub mod export;
 pub mod external;
 pub mod format;
+pub mod libtest;
 pub mod persistent;
 pub mod process;
 pub mod report;
