@@ -9,6 +9,7 @@ pub mod diagnostic;
 pub mod json;
 pub mod reference;
 pub mod soul_kit;
+pub mod soul_md;
 pub mod text;
 
 use std::path::Path;
@@ -54,7 +55,7 @@ pub fn check(
     format: Format,
     operation: &str,
     input: Input<'_>,
-    _context: &Context,
+    context: &Context,
 ) -> Result<Report, Unsupported> {
     let unsupported = || Unsupported {
         reason: format!(
@@ -63,6 +64,12 @@ pub fn check(
     };
     match (format, operation, input) {
         (Format::SoulKit, "validate", Input::Document { bytes, .. }) => Ok(soul_kit::check(bytes)),
+        (Format::SoulMd, "validate", Input::Document { bytes, .. }) => {
+            Ok(soul_md::check(bytes, context))
+        }
+        (Format::SoulMd, "fingerprint", Input::Document { bytes, .. }) => {
+            Ok(soul_md::fingerprint_report(bytes))
+        }
         _ => Err(unsupported()),
     }
 }
