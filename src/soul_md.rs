@@ -9,11 +9,13 @@
 //! checked against that outline. The catalogue (`cases/soul-md/rules.toml`) records every
 //! reading the spec leaves open; the comments below name the rule each check enforces.
 
+use std::collections::HashMap;
+
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use sha2::{Digest, Sha256};
 
 use crate::diagnostic::rules::soul_md as rule;
-use crate::diagnostic::{Diagnostic, Format, Location, Report, RuleId, Span};
+use crate::diagnostic::{Diagnostic, Format, Location, Position, Report, RuleId, Span};
 use crate::text;
 use crate::Context;
 
@@ -88,6 +90,7 @@ pub fn fingerprint_report(source: &[u8]) -> Report {
 pub fn check(source: &[u8], context: &Context) -> Report {
     let mut checker = Checker {
         source,
+        lines: Lines::new(source),
         report: Report::new(Format::SoulMd),
     };
     match std::str::from_utf8(source) {
@@ -158,18 +161,68 @@ impl Section<'_> {
 
 struct Checker<'s> {
     source: &'s [u8],
+    lines: Lines,
     report: Report,
+}
+
+/// Where each line of the source starts, so that a document with many diagnostics is
+/// located in one pass instead of one scan per diagnostic. Lines end as in
+/// [`Position::of`]: at LF, CRLF or a lone CR.
+struct Lines {
+    starts: Vec<usize>,
+}
+
+impl Lines {
+    fn new(source: &[u8]) -> Lines {
+        let mut starts = vec![0];
+        for (index, &byte) in source.iter().enumerate() {
+            let ends_line = match byte {
+                b'\n' => true,
+                b'\r' => source.get(index + 1) != Some(&b'\n'),
+                _ => false,
+            };
+            if ends_line {
+                starts.push(index + 1);
+            }
+        }
+        Lines { starts }
+    }
+
+    /// The same position [`Position::of`] gives for `offset`.
+    fn position(&self, source: &[u8], offset: usize) -> Position {
+        let offset = offset.min(source.len());
+        let line = self.starts.partition_point(|&start| start <= offset).max(1);
+        let start = self.starts.get(line - 1).copied().unwrap_or_default();
+        let column = source
+            .get(start..offset)
+            .unwrap_or_default()
+            .iter()
+            .filter(|&&byte| byte & 0xC0 != 0x80)
+            .count();
+        Position {
+            line: u32::try_from(line).unwrap_or(u32::MAX),
+            column: u32::try_from(column + 1).unwrap_or(u32::MAX),
+        }
+    }
+
+    /// What [`Location::text`] gives for `span`.
+    fn location(&self, source: &[u8], span: Span) -> Location {
+        Location {
+            pointer: None,
+            position: Some(self.position(source, span.start)),
+            span: Some(span),
+        }
+    }
 }
 
 impl Checker<'_> {
     /// A diagnostic at a place in the text; the marker covers the first line of `span`.
     fn at(&mut self, rule: RuleId, span: Span, message: String) {
         let span = first_line(self.source, span);
-        self.report.diagnostics.push(Diagnostic::new(
-            rule,
-            Location::text(self.source, span),
-            message,
-        ));
+        let location = self.lines.location(self.source, span);
+        self.report
+            .diagnostics
+            .push(Diagnostic::new(rule, location, message));
     }
 
     /// A diagnostic about the document as a whole.
@@ -203,11 +256,10 @@ impl Checker<'_> {
             "{what} (bytes {} at offset {start}); SOUL.md must be UTF-8",
             bytes.join(" ")
         );
-        self.report.diagnostics.push(Diagnostic::new(
-            rule::ENCODING_UTF8,
-            Location::text(self.source, Span::new(start..end)),
-            message,
-        ));
+        let location = self.lines.location(self.source, Span::new(start..end));
+        self.report
+            .diagnostics
+            .push(Diagnostic::new(rule::ENCODING_UTF8, location, message));
     }
 
     fn markdown(&mut self, text: &str) {
@@ -294,10 +346,7 @@ impl Checker<'_> {
         }
         for name in OTHER_REQUIRED {
             if first_known(sections, name).is_none() {
-                self.whole(
-                    rule::SECTION_REQUIRED,
-                    format!("no `## {name}` section"),
-                );
+                self.whole(rule::SECTION_REQUIRED, format!("no `## {name}` section"));
             }
         }
     }
@@ -305,22 +354,27 @@ impl Checker<'_> {
     /// soul-md.section.duplicate (decision: the Evolution Engine locates sections by their
     /// heading, so a repeated section is ambiguous).
     fn duplicate_sections(&mut self, sections: &[Section<'_>]) {
-        let mut seen: Vec<(String, &Heading)> = Vec::new();
+        let mut first_lines: HashMap<String, u32> = HashMap::new();
         for section in sections {
             let key = match section.known {
                 Some(name) => name.to_lowercase(),
                 None => section.heading.text.to_lowercase(),
             };
-            match seen.iter().find(|(other, _)| *other == key) {
-                Some((_, first)) => {
-                    let line = crate::diagnostic::Position::of(self.source, first.span.start).line;
+            let line = self
+                .lines
+                .position(self.source, section.heading.span.start)
+                .line;
+            match first_lines.get(&key) {
+                Some(first) => {
                     let message = format!(
-                        "section {:?} repeats the section at line {line}",
+                        "section {:?} repeats the section at line {first}",
                         section.heading.text
                     );
                     self.at(rule::SECTION_DUPLICATE, section.heading.span, message);
                 }
-                None => seen.push((key, section.heading)),
+                None => {
+                    first_lines.insert(key, line);
+                }
             }
         }
     }
@@ -748,6 +802,22 @@ mod tests {
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
         );
         assert_ne!(fingerprint(b"# T\n"), fingerprint(b"# T\r\n"));
+    }
+
+    #[test]
+    fn line_index_agrees_with_position_of() {
+        let source = "a\r\nbé\rc\n\n\r\rd\u{FEFF}e\r".as_bytes();
+        let lines = Lines::new(source);
+        for offset in 0..=source.len() + 1 {
+            assert_eq!(
+                lines.position(source, offset),
+                Position::of(source, offset),
+                "offset {offset}"
+            );
+        }
+        let span = Span::new(3..5);
+        assert_eq!(lines.location(source, span), Location::text(source, span));
+        assert_eq!(Lines::new(b"").position(b"", 0), Position::of(b"", 0));
     }
 
     #[test]
