@@ -9,6 +9,7 @@ pub mod diagnostic;
 pub mod json;
 pub mod reference;
 pub mod soul_kit;
+pub mod soul_md;
 pub mod text;
 
 use std::path::Path;
@@ -50,14 +51,14 @@ impl std::fmt::Display for Unsupported {
 impl std::error::Error for Unsupported {}
 
 /// Operations besides `validate` that the reference implements, for some format each.
-pub const OPERATIONS: &[&str] = &[];
+pub const OPERATIONS: &[&str] = &["fingerprint"];
 
 /// Runs `operation` (`validate` for plain validation) on `input` as `format`.
 pub fn check(
     format: Format,
     operation: &str,
     input: Input<'_>,
-    _context: &Context,
+    context: &Context,
 ) -> Result<Report, Unsupported> {
     let unsupported = || Unsupported {
         reason: format!(
@@ -66,6 +67,12 @@ pub fn check(
     };
     match (format, operation, input) {
         (Format::SoulKit, "validate", Input::Document { bytes, .. }) => Ok(soul_kit::check(bytes)),
+        (Format::SoulMd, "validate", Input::Document { bytes, .. }) => {
+            Ok(soul_md::check(bytes, context))
+        }
+        (Format::SoulMd, "fingerprint", Input::Document { bytes, .. }) => {
+            Ok(soul_md::fingerprint_report(bytes))
+        }
         _ => Err(unsupported()),
     }
 }
