@@ -15,7 +15,7 @@ use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use sha2::{Digest, Sha256};
 
 use crate::diagnostic::rules::soul_md as rule;
-use crate::diagnostic::{Diagnostic, Format, Location, Position, Report, RuleId, Span};
+use crate::diagnostic::{Diagnostic, Format, LineIndex, Location, Report, RuleId, Span};
 use crate::text;
 use crate::Context;
 
@@ -90,7 +90,7 @@ pub fn fingerprint_report(source: &[u8]) -> Report {
 pub fn check(source: &[u8], context: &Context) -> Report {
     let mut checker = Checker {
         source,
-        lines: Lines::new(source),
+        lines: LineIndex::new(source),
         report: Report::new(Format::SoulMd),
     };
     match std::str::from_utf8(source) {
@@ -161,58 +161,8 @@ impl Section<'_> {
 
 struct Checker<'s> {
     source: &'s [u8],
-    lines: Lines,
+    lines: LineIndex,
     report: Report,
-}
-
-/// Where each line of the source starts, so that a document with many diagnostics is
-/// located in one pass instead of one scan per diagnostic. Lines end as in
-/// [`Position::of`]: at LF, CRLF or a lone CR.
-struct Lines {
-    starts: Vec<usize>,
-}
-
-impl Lines {
-    fn new(source: &[u8]) -> Lines {
-        let mut starts = vec![0];
-        for (index, &byte) in source.iter().enumerate() {
-            let ends_line = match byte {
-                b'\n' => true,
-                b'\r' => source.get(index + 1) != Some(&b'\n'),
-                _ => false,
-            };
-            if ends_line {
-                starts.push(index + 1);
-            }
-        }
-        Lines { starts }
-    }
-
-    /// The same position [`Position::of`] gives for `offset`.
-    fn position(&self, source: &[u8], offset: usize) -> Position {
-        let offset = offset.min(source.len());
-        let line = self.starts.partition_point(|&start| start <= offset).max(1);
-        let start = self.starts.get(line - 1).copied().unwrap_or_default();
-        let column = source
-            .get(start..offset)
-            .unwrap_or_default()
-            .iter()
-            .filter(|&&byte| byte & 0xC0 != 0x80)
-            .count();
-        Position {
-            line: u32::try_from(line).unwrap_or(u32::MAX),
-            column: u32::try_from(column + 1).unwrap_or(u32::MAX),
-        }
-    }
-
-    /// What [`Location::text`] gives for `span`.
-    fn location(&self, source: &[u8], span: Span) -> Location {
-        Location {
-            pointer: None,
-            position: Some(self.position(source, span.start)),
-            span: Some(span),
-        }
-    }
 }
 
 impl Checker<'_> {
@@ -802,22 +752,6 @@ mod tests {
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
         );
         assert_ne!(fingerprint(b"# T\n"), fingerprint(b"# T\r\n"));
-    }
-
-    #[test]
-    fn line_index_agrees_with_position_of() {
-        let source = "a\r\nbé\rc\n\n\r\rd\u{FEFF}e\r".as_bytes();
-        let lines = Lines::new(source);
-        for offset in 0..=source.len() + 1 {
-            assert_eq!(
-                lines.position(source, offset),
-                Position::of(source, offset),
-                "offset {offset}"
-            );
-        }
-        let span = Span::new(3..5);
-        assert_eq!(lines.location(source, span), Location::text(source, span));
-        assert_eq!(Lines::new(b"").position(b"", 0), Position::of(b"", 0));
     }
 
     #[test]
