@@ -9,6 +9,7 @@ pub mod diagnostic;
 pub mod json;
 pub mod reference;
 pub mod soul_kit;
+pub mod soulacy;
 pub mod text;
 
 use std::path::Path;
@@ -54,7 +55,7 @@ pub fn check(
     format: Format,
     operation: &str,
     input: Input<'_>,
-    _context: &Context,
+    context: &Context,
 ) -> Result<Report, Unsupported> {
     let unsupported = || Unsupported {
         reason: format!(
@@ -63,6 +64,18 @@ pub fn check(
     };
     match (format, operation, input) {
         (Format::SoulKit, "validate", Input::Document { bytes, .. }) => Ok(soul_kit::check(bytes)),
+        (Format::SoulacyPackage, "validate", Input::Document { bytes, .. }) => {
+            soulacy::check_package(bytes, context)
+        }
+        (Format::SoulacyPackage, "calendar-order", Input::Document { bytes, .. }) => {
+            Ok(soulacy::calendar_order(bytes))
+        }
+        (Format::SoulacyPackage, "requirements-gate", Input::Document { bytes, .. }) => {
+            soulacy::requirements_gate(bytes, context)
+        }
+        (Format::SoulacySidecar, "validate", Input::Document { bytes, .. }) => {
+            Ok(soulacy::check_sidecar(bytes))
+        }
         _ => Err(unsupported()),
     }
 }
