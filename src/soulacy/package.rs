@@ -114,7 +114,7 @@ const REQUIRE_ITEM_FIELDS: &[&str] = &["id", "reason"];
 const REQUIRE_SECRET_FIELDS: &[&str] = &["key", "label", "reason", "kind", "provider"];
 
 /// The requires lists whose entries are `{id, reason?}`.
-pub const REQUIRE_ID_LISTS: &[&str] = &["providers", "channels", "mcp_servers", "peer_agents"];
+const REQUIRE_ID_LISTS: &[&str] = &["providers", "channels", "mcp_servers", "peer_agents"];
 
 /// Validates a package document.
 pub fn check(source: &[u8], settings: &Settings) -> Report {
