@@ -132,3 +132,66 @@ pub fn requirements_gate(source: &[u8], context: &Context) -> Result<Report, Uns
     let settings = Settings::from_context(context)?;
     Ok(gate::requirements_gate(source, &settings))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reads a committed case input.
+    fn input(format: &str, case: &str, name: &str) -> Vec<u8> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("cases")
+            .join(format)
+            .join(case)
+            .join(name);
+        std::fs::read(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+    }
+
+    /// Every prefix of a valid document is handled without a panic, and every proper
+    /// prefix is rejected: truncation never yields a valid package or sidecar.
+    #[test]
+    fn truncated_documents_are_rejected_without_panics() {
+        let context = Context::new();
+        let package = input("soulacy-package", "pkg-v2-full", "input.soulacy-agent.json");
+        let gate = input("soulacy-package", "gate-all-available", "input.json");
+        let sidecar = input(
+            "soulacy-sidecar",
+            "sidecar-spec-example",
+            ".soulacy-package.json",
+        );
+        // The final newline is whitespace, so the prefix without it is still complete.
+        for end in 0..package.len() - 1 {
+            let report = check_package(&package[..end], &context).expect("no context needed");
+            assert_eq!(
+                report.verdict(),
+                crate::Verdict::Reject,
+                "prefix of {end} bytes"
+            );
+        }
+        for end in 0..gate.len() - 1 {
+            let report = requirements_gate(&gate[..end], &context).expect("no context needed");
+            assert_eq!(
+                report.verdict(),
+                crate::Verdict::Reject,
+                "prefix of {end} bytes"
+            );
+        }
+        for end in 0..sidecar.len() - 1 {
+            assert_eq!(
+                check_sidecar(&sidecar[..end]).verdict(),
+                crate::Verdict::Reject,
+                "prefix of {end} bytes"
+            );
+        }
+    }
+
+    #[test]
+    fn malformed_context_is_refused() {
+        let mut context = Context::new();
+        context.insert("now".into(), "next tuesday".into());
+        assert!(check_package(b"{}", &context).is_err());
+        let mut context = Context::new();
+        context.insert("official_keys".into(), serde_json::json!("ed25519:one"));
+        assert!(requirements_gate(b"{}", &context).is_err());
+    }
+}
