@@ -15,13 +15,35 @@ use crate::diagnostic::rules::soulacy_package as rule;
 use crate::diagnostic::{Format, Report};
 use crate::json::{pointer_join, Member, Node};
 
-/// Workspace lists, in the order requirements are reported, with the kind each reports.
-const KINDS: &[(&str, &str)] = &[
-    ("secrets", "secret"),
-    ("providers", "provider"),
-    ("channels", "channel"),
-    ("mcp_servers", "mcp_server"),
-    ("peer_agents", "peer_agent"),
+/// A kind of requirement: the list it is declared in (in `requires` and in the workspace)
+/// and the kind name the gate reports.
+struct Kind {
+    list: &'static str,
+    kind: &'static str,
+}
+
+/// The kinds, in the order requirements are reported.
+const KINDS: &[Kind] = &[
+    Kind {
+        list: "secrets",
+        kind: "secret",
+    },
+    Kind {
+        list: "providers",
+        kind: "provider",
+    },
+    Kind {
+        list: "channels",
+        kind: "channel",
+    },
+    Kind {
+        list: "mcp_servers",
+        kind: "mcp_server",
+    },
+    Kind {
+        list: "peer_agents",
+        kind: "peer_agent",
+    },
 ];
 
 /// The states a workspace may give an ID.
@@ -122,18 +144,27 @@ pub fn calendar_order(source: &[u8]) -> Report {
     walker.report
 }
 
-/// The target workspace: for each list, the IDs it has and their state.
+/// One thing the target workspace has.
+struct Present<'n> {
+    /// The list it is in (`secrets`, `providers`, ...).
+    list: &'static str,
+    /// Its ID.
+    id: &'n str,
+    /// `available` or `configured`.
+    state: &'n str,
+}
+
+/// The target workspace: everything it has.
 struct Workspace<'n> {
-    lists: Vec<(&'static str, Vec<(&'n str, &'n str)>)>,
+    present: Vec<Present<'n>>,
 }
 
 impl Workspace<'_> {
     fn state(&self, list: &str, id: &str) -> Option<&str> {
-        self.lists
+        self.present
             .iter()
-            .find(|(name, _)| *name == list)
-            .and_then(|(_, entries)| entries.iter().find(|(key, _)| *key == id))
-            .map(|(_, state)| *state)
+            .find(|present| present.list == list && present.id == id)
+            .map(|present| present.state)
     }
 }
 
@@ -157,10 +188,16 @@ fn read_workspace<'n>(walker: &mut Walker<'_>, root: &'n Node<'_>) -> Option<Wor
         );
         return None;
     };
-    let mut workspace = Workspace { lists: Vec::new() };
+    let mut workspace = Workspace {
+        present: Vec::new(),
+    };
     for member in members {
         let pointer = pointer_join("/workspace", &member.key);
-        let Some(&(list, _)) = KINDS.iter().find(|(list, _)| *list == member.key) else {
+        let Some(list) = KINDS
+            .iter()
+            .map(|kind| kind.list)
+            .find(|list| *list == member.key)
+        else {
             input_error(
                 walker,
                 &pointer,
@@ -178,10 +215,13 @@ fn read_workspace<'n>(walker: &mut Walker<'_>, root: &'n Node<'_>) -> Option<Wor
             );
             continue;
         };
-        let mut found = Vec::new();
         for entry in entries {
             match entry.value.as_str() {
-                Some(state) if STATES.contains(&state) => found.push((entry.key.as_ref(), state)),
+                Some(state) if STATES.contains(&state) => workspace.present.push(Present {
+                    list,
+                    id: entry.key.as_ref(),
+                    state,
+                }),
                 _ => input_error(
                     walker,
                     &pointer_join(&pointer, &entry.key),
@@ -190,7 +230,6 @@ fn read_workspace<'n>(walker: &mut Walker<'_>, root: &'n Node<'_>) -> Option<Wor
                 ),
             }
         }
-        workspace.lists.push((list, found));
     }
     Some(workspace)
 }
@@ -280,7 +319,7 @@ fn gate(walker: &mut Walker<'_>, root: &Node<'_>, settings: &Settings) -> JsonVa
 
     let mut requirements = Vec::new();
     if let Some(requires) = requires {
-        for &(list, kind) in KINDS {
+        for &Kind { list, kind } in KINDS {
             let name_field = if list == "secrets" { "key" } else { "id" };
             let items = optional(requires, list)
                 .and_then(Node::as_array)
