@@ -9,6 +9,7 @@ pub mod diagnostic;
 pub mod json;
 pub mod reference;
 pub mod soul_kit;
+pub mod soul_md;
 pub mod soulacy;
 pub mod text;
 
@@ -51,7 +52,7 @@ impl std::fmt::Display for Unsupported {
 impl std::error::Error for Unsupported {}
 
 /// Operations besides `validate` that the reference implements, for some format each.
-pub const OPERATIONS: &[&str] = &["calendar-order", "requirements-gate"];
+pub const OPERATIONS: &[&str] = &["fingerprint", "calendar-order", "requirements-gate"];
 
 /// Runs `operation` (`validate` for plain validation) on `input` as `format`.
 pub fn check(
@@ -78,6 +79,12 @@ pub fn check(
         }
         (Format::SoulacySidecar, "validate", Input::Document { bytes, .. }) => {
             Ok(soulacy::check_sidecar(bytes))
+        }
+        (Format::SoulMd, "validate", Input::Document { bytes, .. }) => {
+            Ok(soul_md::check(bytes, context))
+        }
+        (Format::SoulMd, "fingerprint", Input::Document { bytes, .. }) => {
+            Ok(soul_md::fingerprint_report(bytes))
         }
         _ => Err(unsupported()),
     }

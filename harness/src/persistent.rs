@@ -208,7 +208,7 @@ fn spawn(argv: &[String], limits: Limits) -> Result<(Session, Implementation), S
         stderr: process::capture(stderr, limits.output_cap),
     };
     let hello = json!({ "cmd": "start", "version": PROTOCOL_VERSION });
-    let reply = match exchange(&mut session, &hello, limits.timeout) {
+    let reply = match exchange(&mut session, &hello, limits.startup.max(limits.timeout)) {
         Ok(reply) => reply,
         Err(failure) => {
             let stderr = finish(session, Duration::ZERO);
