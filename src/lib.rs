@@ -10,6 +10,7 @@ pub mod json;
 pub mod reference;
 pub mod soul_kit;
 pub mod soul_md;
+pub mod soulacy;
 pub mod text;
 
 use std::path::Path;
@@ -51,7 +52,7 @@ impl std::fmt::Display for Unsupported {
 impl std::error::Error for Unsupported {}
 
 /// Operations besides `validate` that the reference implements, for some format each.
-pub const OPERATIONS: &[&str] = &["fingerprint"];
+pub const OPERATIONS: &[&str] = &["fingerprint", "calendar-order", "requirements-gate"];
 
 /// Runs `operation` (`validate` for plain validation) on `input` as `format`.
 pub fn check(
@@ -67,6 +68,18 @@ pub fn check(
     };
     match (format, operation, input) {
         (Format::SoulKit, "validate", Input::Document { bytes, .. }) => Ok(soul_kit::check(bytes)),
+        (Format::SoulacyPackage, "validate", Input::Document { bytes, .. }) => {
+            soulacy::check_package(bytes, context)
+        }
+        (Format::SoulacyPackage, "calendar-order", Input::Document { bytes, .. }) => {
+            Ok(soulacy::calendar_order(bytes))
+        }
+        (Format::SoulacyPackage, "requirements-gate", Input::Document { bytes, .. }) => {
+            soulacy::requirements_gate(bytes, context)
+        }
+        (Format::SoulacySidecar, "validate", Input::Document { bytes, .. }) => {
+            Ok(soulacy::check_sidecar(bytes))
+        }
         (Format::SoulMd, "validate", Input::Document { bytes, .. }) => {
             Ok(soul_md::check(bytes, context))
         }
