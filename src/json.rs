@@ -13,6 +13,7 @@
 //! - a byte span for every value and key, and JSON pointers for locating them.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt;
 
 use jiter::{Jiter, JiterError, JiterErrorType, JsonErrorType, Peek};
@@ -245,7 +246,7 @@ pub fn read(input: &[u8], limits: Limits) -> Result<Document<'_>, ReadError> {
         limits,
         duplicates: Vec::new(),
     };
-    let root = reader.value(1, "")?;
+    let root = reader.value(1, &Path::Root)?;
     reader
         .jiter
         .finish()
@@ -262,6 +263,35 @@ struct Reader<'a> {
     limits: Limits,
     duplicates: Vec<DuplicateKey>,
 }
+
+/// Where the value being read sits: a chain of its parents on the reader's stack. The JSON
+/// pointer is only spelled out when a duplicate key needs it, so reading a document that
+/// has none allocates no pointer at all.
+#[derive(Clone, Copy)]
+enum Path<'p> {
+    /// The top-level value.
+    Root,
+    /// An item of an array.
+    Item { parent: &'p Path<'p>, index: usize },
+    /// The value of an object member.
+    Member { parent: &'p Path<'p>, key: &'p str },
+}
+
+impl Path<'_> {
+    /// The JSON pointer (RFC 6901) of this place.
+    fn pointer(&self) -> String {
+        match self {
+            Path::Root => String::new(),
+            Path::Item { parent, index } => format!("{}/{index}", parent.pointer()),
+            Path::Member { parent, key } => pointer_join(&parent.pointer(), key),
+        }
+    }
+}
+
+/// Objects with more members than this find repeated keys through a hash map; smaller
+/// ones compare keys directly, which is faster at that size. Either way the first
+/// occurrence of a key is the one a repetition refers to.
+const LINEAR_KEY_SEARCH: usize = 16;
 
 /// Classifies a parser error.
 fn to_error(text: &str, error: JiterError) -> ReadError {
@@ -332,7 +362,7 @@ fn unpaired_surrogate_start(source: &[u8], noticed: usize) -> usize {
 }
 
 /// Turns a string the parser produced into a borrow of the input when it is a slice of it
-/// (a key without escapes), and an owned copy otherwise.
+/// (a string or key without escapes), and an owned copy otherwise.
 fn intern<'a>(text: &'a str, decoded: &str) -> Cow<'a, str> {
     let base = text.as_ptr() as usize;
     let at = decoded.as_ptr() as usize;
@@ -346,7 +376,7 @@ fn intern<'a>(text: &'a str, decoded: &str) -> Cow<'a, str> {
 }
 
 impl<'a> Reader<'a> {
-    fn value(&mut self, depth: usize, pointer: &str) -> Result<Node<'a>, ReadError> {
+    fn value(&mut self, depth: usize, path: &Path<'_>) -> Result<Node<'a>, ReadError> {
         let text = self.text;
         let peek = self.jiter.peek().map_err(|error| to_error(text, error))?;
         let start = self.jiter.current_index();
@@ -367,18 +397,10 @@ impl<'a> Reader<'a> {
                     Ok(decoded) => decoded,
                     Err(error) => return Err(to_error(text, error)),
                 };
-                // Borrow when the raw text between the quotes holds no escape: then it is
-                // the decoded string, byte for byte.
-                let raw = text.get(start + 1..start + 1 + decoded.len());
-                match raw {
-                    Some(raw)
-                        if !raw.contains('\\')
-                            && text.as_bytes().get(start + 1 + decoded.len()) == Some(&b'"') =>
-                    {
-                        Value::String(Cow::Borrowed(raw))
-                    }
-                    _ => Value::String(Cow::Owned(decoded.to_owned())),
-                }
+                // The parser hands back a slice of the input when the string holds no
+                // escape (then it is the decoded string, byte for byte), so the string is
+                // borrowed exactly then, without looking at its bytes again.
+                Value::String(intern(text, decoded))
             }
             Peek::Array | Peek::Object if depth > self.limits.max_depth => {
                 return Err(ReadError::TooDeep {
@@ -393,8 +415,11 @@ impl<'a> Reader<'a> {
                     .known_array()
                     .map_err(|error| to_error(text, error))?;
                 while more.is_some() {
-                    let item_pointer = format!("{pointer}/{}", items.len());
-                    items.push(self.value(depth + 1, &item_pointer)?);
+                    let item = Path::Item {
+                        parent: path,
+                        index: items.len(),
+                    };
+                    items.push(self.value(depth + 1, &item)?);
                     more = self
                         .jiter
                         .array_step()
@@ -402,7 +427,7 @@ impl<'a> Reader<'a> {
                 }
                 Value::Array(items)
             }
-            Peek::Object => self.object(depth, pointer)?,
+            Peek::Object => self.object(depth, path)?,
             peek if peek.is_num() => {
                 if let Err(error) = self.jiter.known_number_bytes(peek) {
                     return Err(to_error(text, error));
@@ -422,9 +447,11 @@ impl<'a> Reader<'a> {
         })
     }
 
-    fn object(&mut self, depth: usize, pointer: &str) -> Result<Value<'a>, ReadError> {
+    fn object(&mut self, depth: usize, path: &Path<'_>) -> Result<Value<'a>, ReadError> {
         let text = self.text;
         let mut members: Vec<Member<'a>> = Vec::new();
+        // The first occurrence of each key, once the object is too large to search.
+        let mut first_keys: HashMap<Cow<'a, str>, Span> = HashMap::new();
         let mut key_start = self.jiter.current_index();
         let mut key = self
             .jiter
@@ -432,17 +459,41 @@ impl<'a> Reader<'a> {
             .map_err(|error| to_error(text, error))?
             .map(|key| intern(text, key));
         while let Some(name) = key {
-            let key_span = self.key_span(key_start);
-            let member_pointer = pointer_join(pointer, &name);
-            if let Some(first) = members.iter().find(|member| member.key == name) {
+            let key_span = self.key_span(key_start, &name);
+            let first = if members.len() < LINEAR_KEY_SEARCH {
+                members
+                    .iter()
+                    .find(|member| member.key == name)
+                    .map(|member| member.key_span)
+            } else {
+                if first_keys.is_empty() {
+                    for member in &members {
+                        first_keys
+                            .entry(member.key.clone())
+                            .or_insert(member.key_span);
+                    }
+                }
+                match first_keys.get(&name) {
+                    Some(first) => Some(*first),
+                    None => {
+                        first_keys.insert(name.clone(), key_span);
+                        None
+                    }
+                }
+            };
+            let member = Path::Member {
+                parent: path,
+                key: &name,
+            };
+            if let Some(first) = first {
                 self.duplicates.push(DuplicateKey {
-                    pointer: member_pointer.clone(),
+                    pointer: member.pointer(),
                     key: name.to_string(),
                     span: key_span,
-                    first: first.key_span,
+                    first,
                 });
             }
-            let value = self.value(depth + 1, &member_pointer)?;
+            let value = self.value(depth + 1, &member)?;
             members.push(Member {
                 key: name,
                 key_span,
@@ -458,11 +509,19 @@ impl<'a> Reader<'a> {
         Ok(Value::Object(members))
     }
 
-    /// The span of the key just read: it starts at the first `"` after `from` (the byte
-    /// after `{` or after the previous value, so only whitespace and a comma come before
-    /// it) and ends at the last `"` before the parser's position (just past the colon, so
-    /// only whitespace and the colon come after it).
-    fn key_span(&self, from: usize) -> Span {
+    /// The span of the key `name` just read. A key without escapes is a slice of the input,
+    /// so its quotes sit right around it. Otherwise the span starts at the first `"` after
+    /// `from` (the byte after `{` or after the previous value, so only whitespace and a
+    /// comma come before it) and ends at the last `"` before the parser's position (just
+    /// past the colon, so only whitespace and the colon come after it).
+    fn key_span(&self, from: usize, name: &Cow<'a, str>) -> Span {
+        if let Cow::Borrowed(key) = name {
+            // `intern` only borrows slices of the input, which a quote precedes.
+            let offset = (key.as_ptr() as usize).checked_sub(self.text.as_ptr() as usize);
+            if let Some(offset) = offset.filter(|&offset| offset > 0) {
+                return Span::new(offset - 1..offset + key.len() + 1);
+            }
+        }
         let bytes = self.text.as_bytes();
         let here = self.jiter.current_index().min(bytes.len());
         let start = bytes[from..here]

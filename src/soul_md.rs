@@ -9,6 +9,7 @@
 //! checked against that outline. The catalogue (`cases/soul-md/rules.toml`) records every
 //! reading the spec leaves open; the comments below name the rule each check enforces.
 
+use std::cell::OnceCell;
 use std::collections::HashMap;
 
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
@@ -90,7 +91,7 @@ pub fn fingerprint_report(source: &[u8]) -> Report {
 pub fn check(source: &[u8], context: &Context) -> Report {
     let mut checker = Checker {
         source,
-        lines: LineIndex::new(source),
+        lines: OnceCell::new(),
         report: Report::new(Format::SoulMd),
     };
     match std::str::from_utf8(source) {
@@ -161,15 +162,21 @@ impl Section<'_> {
 
 struct Checker<'s> {
     source: &'s [u8],
-    lines: LineIndex,
+    /// Where lines start, built on the first diagnostic that needs a position, so a
+    /// document without located diagnostics is not scanned for them.
+    lines: OnceCell<LineIndex>,
     report: Report,
 }
 
 impl Checker<'_> {
+    fn lines(&self) -> &LineIndex {
+        self.lines.get_or_init(|| LineIndex::new(self.source))
+    }
+
     /// A diagnostic at a place in the text; the marker covers the first line of `span`.
     fn at(&mut self, rule: RuleId, span: Span, message: String) {
         let span = first_line(self.source, span);
-        let location = self.lines.location(self.source, span);
+        let location = self.lines().location(self.source, span);
         self.report
             .diagnostics
             .push(Diagnostic::new(rule, location, message));
@@ -206,7 +213,7 @@ impl Checker<'_> {
             "{what} (bytes {} at offset {start}); SOUL.md must be UTF-8",
             bytes.join(" ")
         );
-        let location = self.lines.location(self.source, Span::new(start..end));
+        let location = self.lines().location(self.source, Span::new(start..end));
         self.report
             .diagnostics
             .push(Diagnostic::new(rule::ENCODING_UTF8, location, message));
@@ -304,18 +311,16 @@ impl Checker<'_> {
     /// soul-md.section.duplicate (decision: the Evolution Engine locates sections by their
     /// heading, so a repeated section is ambiguous).
     fn duplicate_sections(&mut self, sections: &[Section<'_>]) {
-        let mut first_lines: HashMap<String, u32> = HashMap::new();
+        // Where each section name first appears; its line is only looked up for a message.
+        let mut first_starts: HashMap<String, usize> = HashMap::new();
         for section in sections {
             let key = match section.known {
                 Some(name) => name.to_lowercase(),
                 None => section.heading.text.to_lowercase(),
             };
-            let line = self
-                .lines
-                .position(self.source, section.heading.span.start)
-                .line;
-            match first_lines.get(&key) {
-                Some(first) => {
+            match first_starts.get(&key) {
+                Some(&start) => {
+                    let first = self.lines().position(self.source, start).line;
                     let message = format!(
                         "section {:?} repeats the section at line {first}",
                         section.heading.text
@@ -323,7 +328,7 @@ impl Checker<'_> {
                     self.at(rule::SECTION_DUPLICATE, section.heading.span, message);
                 }
                 None => {
-                    first_lines.insert(key, line);
+                    first_starts.insert(key, section.heading.span.start);
                 }
             }
         }
@@ -432,9 +437,12 @@ fn outline(source: &str) -> Outline {
     let mut metadata = Options::empty();
     metadata.insert(Options::ENABLE_YAML_STYLE_METADATA_BLOCKS);
     metadata.insert(Options::ENABLE_PLUSES_DELIMITED_METADATA_BLOCKS);
-    if let Some((Event::Start(Tag::MetadataBlock(_)), range)) =
+    let frontmatter = if may_open_with_metadata(rest) {
         Parser::new_ext(rest, metadata).into_offset_iter().next()
-    {
+    } else {
+        None
+    };
+    if let Some((Event::Start(Tag::MetadataBlock(_)), range)) = frontmatter {
         outline.frontmatter = Some(Span::new(offset + range.start..offset + range.end));
         offset += range.end;
     }
@@ -451,6 +459,22 @@ fn outline(source: &str) -> Outline {
     }
     .walk(body);
     outline
+}
+
+/// Whether the parser with metadata blocks enabled may give a metadata block as the first
+/// event of `text`. The parser reads the block structure of the whole text before it gives
+/// any event, so this check spares most documents a second full read. A metadata block is
+/// the first event only when no block came before it, and every line before it is then
+/// blank or part of a link reference definition (which makes no block): so the first line
+/// that is not blank starts with a delimiter (`-` or `+`) or with the `[` of a definition.
+/// Any other first line opens another block first. Lines of ASCII whitespace count as
+/// blank and leading whitespace is skipped, which only ever errs towards reading the
+/// document twice.
+fn may_open_with_metadata(text: &str) -> bool {
+    text.split('\n')
+        .map(|line| line.trim_start_matches(|c: char| c.is_ascii_whitespace()))
+        .find(|line| !line.is_empty())
+        .is_some_and(|line| line.starts_with(['-', '+', '[']))
 }
 
 /// The state of one pass over the parser's events.
@@ -752,6 +776,41 @@ mod tests {
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
         );
         assert_ne!(fingerprint(b"# T\n"), fingerprint(b"# T\r\n"));
+    }
+
+    /// The shortcut never skips a document whose first event is a metadata block.
+    #[test]
+    fn metadata_shortcut_keeps_every_frontmatter() {
+        let mut metadata = Options::empty();
+        metadata.insert(Options::ENABLE_YAML_STYLE_METADATA_BLOCKS);
+        metadata.insert(Options::ENABLE_PLUSES_DELIMITED_METADATA_BLOCKS);
+        let documents = [
+            "---\na: 1\n---\n# T\n",
+            "+++\na = 1\n+++\n# T\n",
+            "\n\n---\na: 1\n---\n# T\n",
+            " \t\n---\na: 1\n...\n",
+            "\r\n---\r\na: 1\r\n---\r\n",
+            "[x]: /url\n---\na: 1\n---\n",
+            "[x]:\n/url\n'title'\n---\na: 1\n---\n",
+            "# T\n---\na: 1\n---\n",
+            "> ---\n> a: 1\n> ---\n",
+            "- ---\n  a: 1\n  ---\n",
+            "text\n\n---\na: 1\n---\n",
+            "    ---\na: 1\n---\n",
+            "",
+            "\n \n",
+        ];
+        let mut frontmatters = 0;
+        for document in documents {
+            let first = Parser::new_ext(document, metadata).next();
+            if matches!(first, Some(Event::Start(Tag::MetadataBlock(_)))) {
+                assert!(may_open_with_metadata(document), "{document:?}");
+                frontmatters += 1;
+            }
+        }
+        // Link reference definitions before the block are among them.
+        assert_eq!(frontmatters, 7);
+        assert!(!may_open_with_metadata("# Title\n\n---\na: 1\n---\n"));
     }
 
     #[test]

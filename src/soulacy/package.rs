@@ -6,6 +6,8 @@
 //! `requirements-gate` operation validates the package it carries with the same rules and
 //! pointers prefixed by `/package`.
 
+use std::collections::HashSet;
+
 use sha2::{Digest, Sha256};
 
 use super::calendar::{self, CalendarError};
@@ -487,14 +489,15 @@ fn for_each_object(
 }
 
 fn check_files(walker: &mut Walker<'_>, files: &Node<'_>, pointer: &str) {
-    let mut seen: Vec<String> = Vec::new();
+    // Paths met so far; a set, so a package of many files stays linear.
+    let mut seen: HashSet<String> = HashSet::new();
     for_each_object(walker, files, pointer, |walker, item, item_pointer| {
         walker.unknown_members(item, item_pointer, FILE_FIELDS, |_| None);
         if let Some((path, span)) = walker.required_string(item, item_pointer, "path") {
             let path_pointer = pointer_join(item_pointer, "path");
             check_path(walker, &path_pointer, path, span);
             // soulacy-package.files.path-duplicate.
-            if seen.iter().any(|earlier| earlier == path) {
+            if seen.contains(path) {
                 walker.at(
                     rule::FILES_PATH_DUPLICATE,
                     &path_pointer,
@@ -502,7 +505,7 @@ fn check_files(walker: &mut Walker<'_>, files: &Node<'_>, pointer: &str) {
                     format!("another files entry already has the path {path:?}"),
                 );
             } else {
-                seen.push(path.to_owned());
+                seen.insert(path.to_owned());
             }
         }
         let digest = walker
