@@ -393,14 +393,18 @@ impl<'a> Reader<'a> {
                     .map_err(|error| to_error(text, error))?,
             ),
             Peek::String => {
-                let decoded = match self.jiter.known_str() {
-                    Ok(decoded) => decoded,
+                // The parser checks the string's syntax and escapes and hands back the raw
+                // text between the quotes, without checking its UTF-8 again: the whole
+                // input already passed that check.
+                let raw = match self.jiter.known_bytes() {
+                    Ok(raw) => raw,
                     Err(error) => return Err(to_error(text, error)),
                 };
-                // The parser hands back a slice of the input when the string holds no
-                // escape (then it is the decoded string, byte for byte), so the string is
-                // borrowed exactly then, without looking at its bytes again.
-                Value::String(intern(text, decoded))
+                let end = start + 1 + raw.len();
+                match text.get(start + 1..end) {
+                    Some(raw) if !raw.contains('\\') => Value::String(Cow::Borrowed(raw)),
+                    _ => Value::String(Cow::Owned(self.decode_escaped(start, end + 1)?)),
+                }
             }
             Peek::Array | Peek::Object if depth > self.limits.max_depth => {
                 return Err(ReadError::TooDeep {
@@ -507,6 +511,19 @@ impl<'a> Reader<'a> {
                 .map(|key| intern(text, key));
         }
         Ok(Value::Object(members))
+    }
+
+    /// Decodes the escapes of the string literal at `start..end` (quotes included), which
+    /// the parser has already read and found valid.
+    fn decode_escaped(&self, start: usize, end: usize) -> Result<String, ReadError> {
+        let literal = self.text.as_bytes().get(start..end).unwrap_or_default();
+        Jiter::new(literal)
+            .next_str()
+            .map(str::to_owned)
+            .map_err(|error| ReadError::Syntax {
+                offset: start + error.index,
+                message: error.error_type.to_string(),
+            })
     }
 
     /// The span of the key `name` just read. A key without escapes is a slice of the input,

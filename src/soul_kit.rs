@@ -543,10 +543,7 @@ impl<'s> Checker<'s> {
             );
         }
         // soul-kit.string.control (C1 controls by the reference's decision).
-        if value
-            .chars()
-            .any(|c| text::is_forbidden_ascii_control(c) || text::is_c1_control(c))
-        {
+        if text::has_forbidden_control(value) {
             self.at(
                 rule::STRING_CONTROL,
                 pointer,

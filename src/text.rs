@@ -73,7 +73,8 @@ pub fn fold_for_search(text: &str) -> String {
 ///   segments at such characters, and each is searched on its own;
 /// - punctuation and digits only fold to themselves (no other character lowercases to
 ///   them, which a test checks over all of Unicode), so a segment that lacks a needle's
-///   `:` or `-` cannot hold that needle and is not folded at all.
+///   `:` or `-` cannot hold that needle and is not folded; when every needle holds the
+///   same mark (both markers hold `:`), only the segments around that mark are looked at.
 pub fn contains_folded(text: &str, needles: &[&str]) -> bool {
     // Cheap exit: neither folding nor dropping format characters can create a match in a
     // pure-ASCII text that a lowercase search misses.
@@ -81,27 +82,76 @@ pub fn contains_folded(text: &str, needles: &[&str]) -> bool {
         let lower = text.to_ascii_lowercase();
         return needles.iter().any(|needle| lower.contains(needle));
     }
+    // Per ASCII byte: whether some needle holds it (in either case). Per needle: its
+    // punctuation marks and digits, as a set of bytes in a 128-bit mask.
     let mut in_needles = [false; 128];
-    for byte in needles.iter().flat_map(|needle| needle.bytes()) {
-        if byte.is_ascii() {
+    let mut required: Vec<u128> = Vec::with_capacity(needles.len());
+    for needle in needles {
+        required.push(marks(needle));
+        for byte in needle.bytes().filter(u8::is_ascii) {
             in_needles[usize::from(byte)] = true;
             in_needles[usize::from(byte.to_ascii_uppercase())] = true;
         }
     }
-    let separates = |c: char| c.is_ascii() && !in_needles[c as usize];
-    text.split(separates).any(|segment| {
+    let separates = |byte: u8| byte.is_ascii() && !in_needles[usize::from(byte)];
+    let holds_needle = |segment: &str| {
+        let present = marks(segment);
         let mut folded: Option<String> = None;
-        needles.iter().any(|needle| {
-            let possible = needle
-                .chars()
-                .filter(|c| c.is_ascii() && !c.is_ascii_alphabetic())
-                .all(|c| segment.contains(c));
-            possible
+        needles.iter().zip(&required).any(|(needle, required)| {
+            required & !present == 0
                 && folded
                     .get_or_insert_with(|| fold_for_search(segment))
                     .contains(needle)
         })
-    })
+    };
+    let shared = required
+        .iter()
+        .fold(u128::MAX, |shared, marks| shared & marks);
+    let Some(anchor) = (0..128u8).find(|&byte| shared & (1 << byte) != 0) else {
+        // An ASCII byte is always a whole character in UTF-8, so splitting at ASCII
+        // separators cuts at character boundaries.
+        return text
+            .split(|c: char| u8::try_from(c).is_ok_and(separates))
+            .any(holds_needle);
+    };
+    // The segment around each occurrence of the shared mark; every byte is looked at at
+    // most twice, as segments do not overlap.
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(found) = text[from..].find(char::from(anchor)) {
+        let at = from + found;
+        let start = bytes[from..at]
+            .iter()
+            .rposition(|&byte| separates(byte))
+            .map_or(from, |before| from + before + 1);
+        let end = bytes[at..]
+            .iter()
+            .position(|&byte| separates(byte))
+            .map_or(bytes.len(), |after| at + after);
+        if holds_needle(&text[start..end]) {
+            return true;
+        }
+        from = end;
+    }
+    false
+}
+
+/// The ASCII punctuation marks, digits and other non-letters of `text`, as a set of bytes.
+fn marks(text: &str) -> u128 {
+    text.bytes()
+        .filter(|byte| byte.is_ascii() && !byte.is_ascii_alphabetic())
+        .fold(0, |marks, byte| marks | 1 << byte)
+}
+
+/// Whether the text holds an ASCII control other than tab and line feed, or a C1 control.
+pub fn has_forbidden_control(text: &str) -> bool {
+    // Bytes below 0x80 are whole characters; a byte from 0x80 on, read as a character,
+    // is no ASCII control. C1 controls (U+0080 to U+009F) are encoded as 0xC2 and a
+    // second byte, so only text with a 0xC2 byte is decoded to look for them.
+    // Folding without stopping early lets the compiler check many bytes at once.
+    text.bytes().fold(false, |found, byte| {
+        found | is_forbidden_ascii_control(char::from(byte))
+    }) || (text.as_bytes().contains(&0xC2) && text.chars().any(is_c1_control))
 }
 
 #[cfg(test)]
@@ -154,9 +204,31 @@ mod tests {
     #[test]
     fn segmented_search_agrees_with_whole_fold() {
         const PIECES: &[&str] = &[
-            "soul", "SOUL", "ware", "WaRe", ":", "-", "kit", "default", "DEFAULT", " ", "\n",
-            "\u{200B}", "\u{AD}", "\u{212A}", "\u{17F}", "\u{130}", "静", "é", "x", ":",
-            "soulware", "-kit:", ":default",
+            "soul",
+            "SOUL",
+            "ware",
+            "WaRe",
+            ":",
+            "-",
+            "kit",
+            "default",
+            "DEFAULT",
+            " ",
+            "\n",
+            "\u{200B}",
+            "\u{AD}",
+            "\u{212A}",
+            "\u{17F}",
+            "\u{130}",
+            "静",
+            "é",
+            "x",
+            ":",
+            "soulware",
+            "-kit:",
+            ":default",
+            "soul ware",
+            "E\nD",
         ];
         const NEEDLES: &[&str] = &["soulware:default", "soulware-kit:"];
         let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -176,8 +248,27 @@ mod tests {
             let expected = NEEDLES.iter().any(|needle| whole.contains(needle));
             assert_eq!(contains_folded(&text, NEEDLES), expected, "{text:?}");
             matches += usize::from(expected);
+            // Needles that hold separators of the first set, or no punctuation at all.
+            for other in [&["soul ware", "e\nd"][..], &["kit", "ware"][..]] {
+                let expected = other.iter().any(|needle| whole.contains(needle));
+                assert_eq!(
+                    contains_folded(&text, other),
+                    expected,
+                    "{text:?} {other:?}"
+                );
+            }
         }
         assert!(matches > 100, "only {matches} texts held a needle");
+    }
+
+    #[test]
+    fn forbidden_controls() {
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            let expected = is_forbidden_ascii_control(c) || is_c1_control(c);
+            let text = format!("a{c}\u{E9}");
+            assert_eq!(has_forbidden_control(&text), expected, "U+{:04X}", c as u32);
+        }
+        assert!(!has_forbidden_control("tab\tand\nnewline, ÂÃ"));
     }
 
     /// What `contains_folded` relies on to skip segments: no character but an ASCII
