@@ -25,6 +25,7 @@ use soulcheck::diagnostic::rules;
 use soulcheck::{check, Context, Format, Input, Report, Verdict};
 
 use inputs::Text;
+use sha2::{Digest, Sha256};
 use support::Ratio;
 
 /// 1 MiB.
@@ -33,13 +34,17 @@ const MIB: usize = 1024 * 1024;
 /// The oversize input every format is also timed at.
 const HUGE: usize = 64 * MIB;
 
-/// The second baseline of a group.
+/// A baseline besides `from_utf8`.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Baseline {
     /// `serde_json::from_slice::<serde_json::Value>`.
     SerdeJson,
     /// `std::str::from_utf8` then every `pulldown_cmark` event.
     PulldownCmark,
+    /// `serde_json::from_slice::<serde_json::Value>`, then the SHA-256 of every
+    /// `files[].text` compared with its `sha256`: a naive importer that honours the
+    /// package's digests, which the reference checks too.
+    SerdeJsonDigests,
 }
 
 impl Baseline {
@@ -47,6 +52,7 @@ impl Baseline {
         match self {
             Baseline::SerdeJson => "serde_json_value",
             Baseline::PulldownCmark => "pulldown_cmark",
+            Baseline::SerdeJsonDigests => "serde_json_value_and_digests",
         }
     }
 
@@ -62,6 +68,22 @@ impl Baseline {
                         pulldown_cmark::Parser::new_ext(text, pulldown_cmark::Options::empty());
                     black_box(parser.count());
                 }
+            }
+            Baseline::SerdeJsonDigests => {
+                let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) else {
+                    return;
+                };
+                let files = value["files"].as_array().map(Vec::as_slice);
+                let matching = files
+                    .unwrap_or_default()
+                    .iter()
+                    .filter(|file| {
+                        let text = file["text"].as_str().unwrap_or_default();
+                        let digest = format!("{:x}", Sha256::digest(text.as_bytes()));
+                        file["sha256"].as_str() == Some(digest.as_str())
+                    })
+                    .count();
+                black_box(matching);
             }
         }
     }
@@ -81,10 +103,11 @@ struct Subject<'a> {
     /// File name handed to the reference.
     name: &'a str,
     bytes: Vec<u8>,
-    baseline: Baseline,
+    /// The baselines besides `from_utf8`.
+    baselines: &'a [Baseline],
 }
 
-/// Times the reference and both baselines on the subject's bytes, and returns the ratio
+/// Times the reference and the baselines on the subject's bytes, and adds the ratio
 /// lines the table prints for it.
 fn compare(criterion: &mut Criterion, subject: &Subject<'_>, ratios: &mut Vec<Ratio>) {
     let context = Context::new();
@@ -107,17 +130,21 @@ fn compare(criterion: &mut Criterion, subject: &Subject<'_>, ratios: &mut Vec<Ra
     group.bench_function("from_utf8", |b| {
         b.iter(|| black_box(std::str::from_utf8(black_box(bytes)).is_ok()))
     });
-    group.bench_function(subject.baseline.name(), |b| {
-        b.iter(|| subject.baseline.run(black_box(bytes)))
-    });
+    for baseline in subject.baselines {
+        group.bench_function(baseline.name(), |b| {
+            b.iter(|| baseline.run(black_box(bytes)))
+        });
+    }
     group.finish();
     let label = format!("{} ({} bytes)", subject.group, subject.bytes.len());
-    ratios.push(Ratio::within(
-        format!("{label}: reference / {}", subject.baseline.name()),
-        &subject.group,
-        "reference",
-        subject.baseline.name(),
-    ));
+    for baseline in subject.baselines {
+        ratios.push(Ratio::within(
+            format!("{label}: reference / {}", baseline.name()),
+            &subject.group,
+            "reference",
+            baseline.name(),
+        ));
+    }
     ratios.push(Ratio::within(
         format!("{label}: reference / from_utf8"),
         &subject.group,
@@ -155,7 +182,7 @@ fn soul_kit(criterion: &mut Criterion, ratios: &mut Vec<Ratio>) {
                 format: Format::SoulKit,
                 name: "kit.soulkit.json",
                 bytes,
-                baseline: Baseline::SerdeJson,
+                baselines: &[Baseline::SerdeJson],
             };
             compare(criterion, &subject, ratios);
         }
@@ -178,7 +205,7 @@ fn soul_md(criterion: &mut Criterion, ratios: &mut Vec<Ratio>) {
             format: Format::SoulMd,
             name: "SOUL.md",
             bytes,
-            baseline: Baseline::PulldownCmark,
+            baselines: &[Baseline::PulldownCmark],
         };
         compare(criterion, &subject, ratios);
     }
@@ -198,7 +225,7 @@ fn soulacy_package(criterion: &mut Criterion, ratios: &mut Vec<Ratio>) {
         format: Format::SoulacyPackage,
         name: "agent.soulacy-agent.json",
         bytes,
-        baseline: Baseline::SerdeJson,
+        baselines: &[Baseline::SerdeJson, Baseline::SerdeJsonDigests],
     };
     compare(criterion, &subject, ratios);
 }
@@ -334,7 +361,7 @@ fn adversarial(criterion: &mut Criterion, ratios: &mut Vec<Ratio>) {
             format,
             name,
             bytes,
-            baseline: Baseline::SerdeJson,
+            baselines: &[Baseline::SerdeJson],
         };
         compare(criterion, &subject, ratios);
     }

@@ -361,18 +361,18 @@ fn unpaired_surrogate_start(source: &[u8], noticed: usize) -> usize {
     noticed
 }
 
-/// Turns a string the parser produced into a borrow of the input when it is a slice of it
-/// (a string or key without escapes), and an owned copy otherwise.
-fn intern<'a>(text: &'a str, decoded: &str) -> Cow<'a, str> {
+/// Turns text the parser produced into a borrow of the input when it is a slice of it (a
+/// string or key without escapes), and an owned copy otherwise.
+fn intern<'a>(text: &'a str, produced: &[u8]) -> Cow<'a, str> {
     let base = text.as_ptr() as usize;
-    let at = decoded.as_ptr() as usize;
-    if at >= base && at + decoded.len() <= base + text.len() {
+    let at = produced.as_ptr() as usize;
+    if at >= base && at + produced.len() <= base + text.len() {
         let start = at - base;
-        if let Some(slice) = text.get(start..start + decoded.len()) {
+        if let Some(slice) = text.get(start..start + produced.len()) {
             return Cow::Borrowed(slice);
         }
     }
-    Cow::Owned(decoded.to_owned())
+    Cow::Owned(String::from_utf8_lossy(produced).into_owned())
 }
 
 impl<'a> Reader<'a> {
@@ -393,17 +393,22 @@ impl<'a> Reader<'a> {
                     .map_err(|error| to_error(text, error))?,
             ),
             Peek::String => {
-                // The parser checks the string's syntax and escapes and hands back the raw
-                // text between the quotes, without checking its UTF-8 again: the whole
-                // input already passed that check.
-                let raw = match self.jiter.known_bytes() {
-                    Ok(raw) => raw,
-                    Err(error) => return Err(to_error(text, error)),
+                let rest = text.get(start + 1..).unwrap_or_default();
+                let escaped = match rest.find('"') {
+                    Some(quote) => rest.as_bytes()[..quote].contains(&b'\\'),
+                    None => true,
                 };
-                let end = start + 1 + raw.len();
-                match text.get(start + 1..end) {
-                    Some(raw) if !raw.contains('\\') => Value::String(Cow::Borrowed(raw)),
-                    _ => Value::String(Cow::Owned(self.decode_escaped(start, end + 1)?)),
+                if escaped {
+                    match self.jiter.known_str() {
+                        Ok(decoded) => Value::String(Cow::Owned(decoded.to_owned())),
+                        Err(error) => return Err(to_error(text, error)),
+                    }
+                } else {
+                    let raw = match self.jiter.known_bytes() {
+                        Ok(raw) => raw,
+                        Err(error) => return Err(to_error(text, error)),
+                    };
+                    Value::String(intern(text, raw))
                 }
             }
             Peek::Array | Peek::Object if depth > self.limits.max_depth => {
@@ -461,7 +466,7 @@ impl<'a> Reader<'a> {
             .jiter
             .known_object()
             .map_err(|error| to_error(text, error))?
-            .map(|key| intern(text, key));
+            .map(|key| intern(text, key.as_bytes()));
         while let Some(name) = key {
             let key_span = self.key_span(key_start, &name);
             let first = if members.len() < LINEAR_KEY_SEARCH {
@@ -508,22 +513,9 @@ impl<'a> Reader<'a> {
                 .jiter
                 .next_key()
                 .map_err(|error| to_error(text, error))?
-                .map(|key| intern(text, key));
+                .map(|key| intern(text, key.as_bytes()));
         }
         Ok(Value::Object(members))
-    }
-
-    /// Decodes the escapes of the string literal at `start..end` (quotes included), which
-    /// the parser has already read and found valid.
-    fn decode_escaped(&self, start: usize, end: usize) -> Result<String, ReadError> {
-        let literal = self.text.as_bytes().get(start..end).unwrap_or_default();
-        Jiter::new(literal)
-            .next_str()
-            .map(str::to_owned)
-            .map_err(|error| ReadError::Syntax {
-                offset: start + error.index,
-                message: error.error_type.to_string(),
-            })
     }
 
     /// The span of the key `name` just read. A key without escapes is a slice of the input,
