@@ -8,6 +8,7 @@
 pub mod diagnostic;
 pub mod json;
 pub mod reference;
+pub mod skill_package;
 pub mod soul_kit;
 pub mod text;
 
@@ -63,6 +64,12 @@ pub fn check(
     };
     match (format, operation, input) {
         (Format::SoulKit, "validate", Input::Document { bytes, .. }) => Ok(soul_kit::check(bytes)),
+        (Format::SkillPackage, "validate", Input::Document { name, bytes }) => {
+            Ok(skill_package::check_document(name, bytes))
+        }
+        (Format::SkillPackage, "validate", Input::Tree(root)) => {
+            Ok(skill_package::check_tree(root))
+        }
         _ => Err(unsupported()),
     }
 }

@@ -1,0 +1,386 @@
+//! A skill directory checked as the package it would become: every regular file below the
+//! directory is a package file whose path is its `/`-separated relative path.
+//!
+//! Diagnostics use the pointers of the equivalent envelope, whose `files` list the files
+//! sorted by relative path (compared byte by byte), so they read the same as an envelope's.
+//!
+//! Reading is bounded: symbolic links and special files are reported and never followed or
+//! opened, and contents are read with a budget of one byte more than the total limit
+//! (`SKILL.md` first, then the files in order, each at most one byte more than the
+//! per-file limit). A file the budget does not reach is measured by its size on disk,
+//! which is enough to report the limits exactly.
+
+use std::fs::{self, File, Metadata};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use super::{head, paths, PackageFile, Place, HEAD_PATH, MAX_FILE_BYTES, MAX_TOTAL_BYTES};
+use crate::diagnostic::rules::skill_package as rule;
+use crate::diagnostic::{Diagnostic, Format, Location, Position, Report};
+
+/// A regular file found below the directory.
+struct TreeFile {
+    /// Path relative to the directory, `/`-separated.
+    relative: String,
+    /// Path on disk.
+    path: PathBuf,
+    /// Its metadata when found (not following links).
+    metadata: Metadata,
+}
+
+/// What was read of one file.
+struct Contents {
+    /// The whole content, when it was read to its end.
+    complete: Option<Vec<u8>>,
+    /// Its size in bytes: exact when read to the end, otherwise at least the bytes read
+    /// and the size on disk.
+    size: u64,
+}
+
+/// Checks the skill directory at `root`.
+pub fn check(root: &Path) -> Report {
+    let mut report = Report::new(Format::SkillPackage);
+    let out = &mut report.diagnostics;
+    let mut files = Vec::new();
+    walk(root, &mut files, out);
+    files.sort_by(|a, b| a.relative.cmp(&b.relative));
+
+    let head_index = files.iter().position(|file| file.relative == HEAD_PATH);
+    let contents = read_all(&files, head_index, out);
+
+    let mut total: u64 = 0;
+    for (index, (file, contents)) in files.iter().zip(&contents).enumerate() {
+        let pointer = format!("/files/{index}/content");
+        total = total.saturating_add(contents.size);
+        // skill-package.limit.file-bytes (spec, Limits: 256 KiB per file).
+        if contents.size > MAX_FILE_BYTES as u64 {
+            out.push(Diagnostic::new(
+                rule::LIMIT_FILE_BYTES,
+                at_pointer(pointer.clone()),
+                format!(
+                    "{} is {} bytes, over the {MAX_FILE_BYTES}-byte limit of one file",
+                    file.relative, contents.size
+                ),
+            ));
+            continue;
+        }
+        // skill-package.file.utf8 (spec: "All supported package contents are text").
+        if let Some(bytes) = &contents.complete {
+            if let Err(error) = std::str::from_utf8(bytes) {
+                out.push(Diagnostic::new(
+                    rule::FILE_UTF8,
+                    Location {
+                        pointer: Some(pointer),
+                        position: Some(Position::of(bytes, error.valid_up_to())),
+                        span: None,
+                    },
+                    format!("{} is not valid UTF-8 from here on", file.relative),
+                ));
+            }
+        }
+    }
+
+    let package: Vec<PackageFile<'_>> = files
+        .iter()
+        .enumerate()
+        .map(|(index, file)| PackageFile {
+            path: Some(file.relative.as_str()),
+            path_location: at_pointer(format!("/files/{index}/path")),
+        })
+        .collect();
+    paths::check(&package, out);
+
+    // skill-package.limit.total-bytes (spec, Limits: 1 MiB in total).
+    if total > MAX_TOTAL_BYTES as u64 {
+        out.push(Diagnostic::new(
+            rule::LIMIT_TOTAL_BYTES,
+            at_pointer("/files".to_owned()),
+            format!(
+                "the files hold {total} bytes together, over the {MAX_TOTAL_BYTES}-byte limit of a package"
+            ),
+        ));
+    }
+
+    // skill-package.head.present (spec: the head must exist).
+    let Some(index) = head_index else {
+        out.push(Diagnostic::new(
+            rule::HEAD_PRESENT,
+            at_pointer("/files".to_owned()),
+            "the directory holds no SKILL.md; the package has no head",
+        ));
+        return report;
+    };
+    let text = contents[index]
+        .complete
+        .as_deref()
+        .filter(|bytes| bytes.len() <= MAX_FILE_BYTES)
+        .and_then(|bytes| std::str::from_utf8(bytes).ok());
+    if let Some(text) = text {
+        let place = Place::Tree {
+            pointer: format!("/files/{index}/content"),
+        };
+        head::check(text, &place, out);
+    }
+    report
+}
+
+fn at_pointer(pointer: String) -> Location {
+    Location {
+        pointer: Some(pointer),
+        position: None,
+        span: None,
+    }
+}
+
+/// skill-package.tree.entry (decision: only regular files and directories with UTF-8
+/// names; nothing else is followed or read).
+fn entry_problem(out: &mut Vec<Diagnostic>, message: String) {
+    out.push(Diagnostic::new(
+        rule::TREE_ENTRY,
+        Location::document(),
+        message,
+    ));
+}
+
+/// Collects the regular files below `root` without following symbolic links. The walk
+/// keeps its own stack, so deep directories cannot exhaust the call stack.
+fn walk(root: &Path, files: &mut Vec<TreeFile>, out: &mut Vec<Diagnostic>) {
+    match fs::metadata(root) {
+        Ok(metadata) if metadata.is_dir() => {}
+        Ok(_) => return entry_problem(out, format!("{} is not a directory", root.display())),
+        Err(error) => {
+            return entry_problem(out, format!("{} cannot be read: {error}", root.display()))
+        }
+    }
+    let mut pending = vec![(root.to_path_buf(), String::new())];
+    while let Some((dir, prefix)) = pending.pop() {
+        let entries = match fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(error) => {
+                entry_problem(
+                    out,
+                    format!("the directory {prefix:?} cannot be read: {error}"),
+                );
+                continue;
+            }
+        };
+        for entry in entries {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(error) => {
+                    entry_problem(
+                        out,
+                        format!("an entry of {prefix:?} cannot be read: {error}"),
+                    );
+                    continue;
+                }
+            };
+            let name = match entry.file_name().into_string() {
+                Ok(name) => name,
+                Err(raw) => {
+                    entry_problem(
+                        out,
+                        format!("the name {raw:?} in {prefix:?} is not UTF-8 and cannot be a package path"),
+                    );
+                    continue;
+                }
+            };
+            let relative = if prefix.is_empty() {
+                name
+            } else {
+                format!("{prefix}/{name}")
+            };
+            // DirEntry::file_type and DirEntry::metadata do not follow symbolic links.
+            let metadata = match entry.metadata() {
+                Ok(metadata) => metadata,
+                Err(error) => {
+                    entry_problem(out, format!("{relative} cannot be read: {error}"));
+                    continue;
+                }
+            };
+            let file_type = metadata.file_type();
+            if file_type.is_dir() {
+                pending.push((entry.path(), relative));
+            } else if file_type.is_file() {
+                files.push(TreeFile {
+                    relative,
+                    path: entry.path(),
+                    metadata,
+                });
+            } else if file_type.is_symlink() {
+                entry_problem(
+                    out,
+                    format!("{relative} is a symbolic link; a package holds files, and links are not followed"),
+                );
+            } else {
+                entry_problem(
+                    out,
+                    format!("{relative} is neither a regular file nor a directory"),
+                );
+            }
+        }
+    }
+}
+
+/// Reads the files within the budget: `SKILL.md` first, then the others in order.
+fn read_all(
+    files: &[TreeFile],
+    head_index: Option<usize>,
+    out: &mut Vec<Diagnostic>,
+) -> Vec<Contents> {
+    let mut contents: Vec<Contents> = files
+        .iter()
+        .map(|file| Contents {
+            complete: None,
+            size: file.metadata.len(),
+        })
+        .collect();
+    let order = head_index
+        .into_iter()
+        .chain((0..files.len()).filter(|index| Some(*index) != head_index));
+    let mut budget = MAX_TOTAL_BYTES + 1;
+    for index in order {
+        let allowance = budget.min(MAX_FILE_BYTES + 1);
+        if allowance == 0 {
+            break;
+        }
+        let file = &files[index];
+        match read_bounded(file, allowance) {
+            Ok(bytes) => {
+                budget -= bytes.len();
+                let read = bytes.len() as u64;
+                if bytes.len() < allowance {
+                    contents[index] = Contents {
+                        complete: Some(bytes),
+                        size: read,
+                    };
+                } else {
+                    contents[index].size = contents[index].size.max(read);
+                }
+            }
+            Err(message) => entry_problem(out, format!("{} {message}", file.relative)),
+        }
+    }
+    contents
+}
+
+/// Reads at most `allowance` bytes of a file found by the walk, refusing it when what
+/// opens is no longer that regular file (replaced by a link or another file meanwhile).
+fn read_bounded(file: &TreeFile, allowance: usize) -> Result<Vec<u8>, String> {
+    let handle = File::open(&file.path).map_err(|error| format!("cannot be read: {error}"))?;
+    let opened = handle
+        .metadata()
+        .map_err(|error| format!("cannot be read: {error}"))?;
+    if !opened.is_file() || !same_file(&opened, &file.metadata) {
+        return Err("changed while the directory was read".to_owned());
+    }
+    let capacity = usize::try_from(file.metadata.len())
+        .unwrap_or(allowance)
+        .min(allowance);
+    let mut bytes = Vec::with_capacity(capacity);
+    handle
+        .take(allowance as u64)
+        .read_to_end(&mut bytes)
+        .map_err(|error| format!("cannot be read: {error}"))?;
+    Ok(bytes)
+}
+
+#[cfg(unix)]
+fn same_file(a: &Metadata, b: &Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_file(a: &Metadata, b: &Metadata) -> bool {
+    a.len() == b.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(report: &Report) -> Vec<(&'static str, Option<String>)> {
+        report
+            .diagnostics
+            .iter()
+            .map(|diagnostic| (diagnostic.rule.id, diagnostic.location.pointer.clone()))
+            .collect()
+    }
+
+    const HEAD: &str = "---\nname: n\ndescription: d\n---\nBody\n";
+
+    #[cfg(unix)]
+    #[test]
+    fn symbolic_links_are_reported_not_followed() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let outside = tempfile::tempdir().expect("temp dir");
+        std::fs::write(dir.path().join("SKILL.md"), HEAD).expect("write");
+        std::fs::write(outside.path().join("secret.md"), "secret\n").expect("write");
+        std::os::unix::fs::symlink(outside.path().join("secret.md"), dir.path().join("link.md"))
+            .expect("symlink");
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("linked-dir")).expect("symlink");
+        let report = check(dir.path());
+        assert_eq!(
+            rules(&report),
+            [
+                ("skill-package.tree.entry", None),
+                ("skill-package.tree.entry", None)
+            ]
+        );
+    }
+
+    /// The per-file and total limits are reported exactly while no more than the budget
+    /// is read.
+    #[test]
+    fn limits_in_a_directory() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(dir.path().join("SKILL.md"), HEAD).expect("write");
+        std::fs::create_dir(dir.path().join("r")).expect("mkdir");
+        // Four files at the per-file limit: the head pushes the total one file over.
+        for name in ["a", "b", "c", "d"] {
+            std::fs::write(dir.path().join("r").join(name), "x".repeat(MAX_FILE_BYTES))
+                .expect("write");
+        }
+        std::fs::write(dir.path().join("r/e"), "x".repeat(MAX_FILE_BYTES + 1)).expect("write");
+        let report = check(dir.path());
+        assert_eq!(
+            rules(&report),
+            [
+                (
+                    "skill-package.limit.file-bytes",
+                    Some("/files/5/content".to_owned())
+                ),
+                ("skill-package.limit.total-bytes", Some("/files".to_owned())),
+            ]
+        );
+
+        let dir = tempfile::tempdir().expect("temp dir");
+        let body = "x".repeat(MAX_FILE_BYTES - HEAD.len());
+        std::fs::write(dir.path().join("SKILL.md"), format!("{HEAD}{body}")).expect("write");
+        for name in ["a", "b", "c"] {
+            std::fs::write(dir.path().join(name), "é".repeat(MAX_FILE_BYTES / 2)).expect("write");
+        }
+        assert!(check(dir.path()).diagnostics.is_empty());
+        std::fs::write(dir.path().join("d"), "x").expect("write");
+        assert_eq!(
+            rules(&check(dir.path())),
+            [("skill-package.limit.total-bytes", Some("/files".to_owned()))]
+        );
+    }
+
+    #[test]
+    fn not_a_directory() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("SKILL.md");
+        std::fs::write(&file, HEAD).expect("write");
+        let report = check(&file);
+        assert_eq!(
+            rules(&report),
+            [
+                ("skill-package.tree.entry", None),
+                ("skill-package.head.present", Some("/files".to_owned()))
+            ]
+        );
+    }
+}
