@@ -107,13 +107,13 @@ pub fn check_head_file(source: &[u8]) -> Report {
         ));
         return report;
     }
-    // skill-package.file.utf8 (spec: "All supported package contents are text").
+    // skill-package.file.text (spec: "All supported package contents are text").
     let content = match std::str::from_utf8(source) {
         Ok(content) => content,
         Err(error) => {
             let at = error.valid_up_to();
             report.diagnostics.push(Diagnostic::new(
-                rule::FILE_UTF8,
+                rule::FILE_TEXT,
                 Location::text(source, Span::new(at..(at + 1).min(source.len()))),
                 "SKILL.md is not valid UTF-8 from here on",
             ));

@@ -4,8 +4,9 @@
 //! Diagnostics use the pointers of the equivalent envelope, whose `files` list the files
 //! sorted by relative path (compared byte by byte), so they read the same as an envelope's.
 //!
-//! Reading is bounded: symbolic links and special files are reported and never followed or
-//! opened, and contents are read with a budget of one byte more than the total limit
+//! Reading is bounded: a symbolic link or special file is a package entry without text,
+//! reported and never followed or opened, and contents are read with a budget of one byte
+//! more than the total limit
 //! (`SKILL.md` first, then the files in order, each at most one byte more than the
 //! per-file limit). A file the budget does not reach is measured by its size on disk,
 //! which is enough to report the limits exactly.
@@ -18,20 +19,32 @@ use super::{head, paths, PackageFile, Place, HEAD_PATH, MAX_FILE_BYTES, MAX_TOTA
 use crate::diagnostic::rules::skill_package as rule;
 use crate::diagnostic::{Diagnostic, Format, Location, Position, Report};
 
-/// A regular file found below the directory.
+/// An entry found below the directory that becomes a package file.
 struct TreeFile {
-    /// Path relative to the directory, `/`-separated.
+    /// Path relative to the directory, `/`-separated (lossily decoded when the name is
+    /// not UTF-8).
     relative: String,
+    /// Whether every name on the way is UTF-8.
+    utf8_name: bool,
     /// Path on disk.
     path: PathBuf,
-    /// Its metadata when found (not following links).
-    metadata: Metadata,
+    /// What it is.
+    kind: EntryKind,
+}
+
+enum EntryKind {
+    /// A regular file, with its metadata when found (not following links).
+    Regular(Metadata),
+    /// A symbolic link, socket, FIFO or device: never followed or opened.
+    Special(&'static str),
 }
 
 /// What was read of one file.
 struct Contents {
     /// The whole content, when it was read to its end.
     complete: Option<Vec<u8>>,
+    /// Why it could not be read, if it could not.
+    unreadable: Option<String>,
     /// Its size in bytes: exact when read to the end, otherwise at least the bytes read
     /// and the size on disk.
     size: u64,
@@ -46,11 +59,41 @@ pub fn check(root: &Path) -> Report {
     files.sort_by(|a, b| a.relative.cmp(&b.relative));
 
     let head_index = files.iter().position(|file| file.relative == HEAD_PATH);
-    let contents = read_all(&files, head_index, out);
+    let contents = read_all(&files, head_index);
 
     let mut total: u64 = 0;
     for (index, (file, contents)) in files.iter().zip(&contents).enumerate() {
         let pointer = format!("/files/{index}/content");
+        // skill-package.path.portable (decision: a name that is not UTF-8 cannot be a
+        // package path).
+        if !file.utf8_name {
+            out.push(Diagnostic::new(
+                rule::PATH_PORTABLE,
+                at_pointer(format!("/files/{index}/path")),
+                format!("the name of {:?} is not valid UTF-8", file.relative),
+            ));
+        }
+        // skill-package.file.text (decision: an entry that is no regular file has no
+        // text and is never followed or opened).
+        if let EntryKind::Special(what) = file.kind {
+            out.push(Diagnostic::new(
+                rule::FILE_TEXT,
+                at_pointer(pointer),
+                format!(
+                    "{} is {what}; a package holds text files, and it is neither followed nor read",
+                    file.relative
+                ),
+            ));
+            continue;
+        }
+        if let Some(message) = &contents.unreadable {
+            out.push(Diagnostic::new(
+                rule::FILE_TEXT,
+                at_pointer(pointer),
+                format!("{} {message}", file.relative),
+            ));
+            continue;
+        }
         total = total.saturating_add(contents.size);
         // skill-package.limit.file-bytes (spec, Limits: 256 KiB per file).
         if contents.size > MAX_FILE_BYTES as u64 {
@@ -64,11 +107,11 @@ pub fn check(root: &Path) -> Report {
             ));
             continue;
         }
-        // skill-package.file.utf8 (spec: "All supported package contents are text").
+        // skill-package.file.text (spec: "All supported package contents are text").
         if let Some(bytes) = &contents.complete {
             if let Err(error) = std::str::from_utf8(bytes) {
                 out.push(Diagnostic::new(
-                    rule::FILE_UTF8,
+                    rule::FILE_TEXT,
                     Location {
                         pointer: Some(pointer),
                         position: Some(Position::of(bytes, error.valid_up_to())),
@@ -132,18 +175,19 @@ fn at_pointer(pointer: String) -> Location {
     }
 }
 
-/// skill-package.tree.entry (decision: only regular files and directories with UTF-8
-/// names; nothing else is followed or read).
+/// skill-package.file.text for what is not a file at all: a root or directory that cannot
+/// be listed.
 fn entry_problem(out: &mut Vec<Diagnostic>, message: String) {
     out.push(Diagnostic::new(
-        rule::TREE_ENTRY,
+        rule::FILE_TEXT,
         Location::document(),
         message,
     ));
 }
 
-/// Collects the regular files below `root` without following symbolic links. The walk
-/// keeps its own stack, so deep directories cannot exhaust the call stack.
+/// Collects the entries below `root` that become package files, without following
+/// symbolic links. The walk keeps its own stack, so deep directories cannot exhaust the
+/// call stack.
 fn walk(root: &Path, files: &mut Vec<TreeFile>, out: &mut Vec<Diagnostic>) {
     match fs::metadata(root) {
         Ok(metadata) if metadata.is_dir() => {}
@@ -152,8 +196,8 @@ fn walk(root: &Path, files: &mut Vec<TreeFile>, out: &mut Vec<Diagnostic>) {
             return entry_problem(out, format!("{} cannot be read: {error}", root.display()))
         }
     }
-    let mut pending = vec![(root.to_path_buf(), String::new())];
-    while let Some((dir, prefix)) = pending.pop() {
+    let mut pending = vec![(root.to_path_buf(), String::new(), true)];
+    while let Some((dir, prefix, utf8_prefix)) = pending.pop() {
         let entries = match fs::read_dir(&dir) {
             Ok(entries) => entries,
             Err(error) => {
@@ -175,15 +219,9 @@ fn walk(root: &Path, files: &mut Vec<TreeFile>, out: &mut Vec<Diagnostic>) {
                     continue;
                 }
             };
-            let name = match entry.file_name().into_string() {
-                Ok(name) => name,
-                Err(raw) => {
-                    entry_problem(
-                        out,
-                        format!("the name {raw:?} in {prefix:?} is not UTF-8 and cannot be a package path"),
-                    );
-                    continue;
-                }
+            let (name, utf8_name) = match entry.file_name().into_string() {
+                Ok(name) => (name, utf8_prefix),
+                Err(raw) => (raw.to_string_lossy().into_owned(), false),
             };
             let relative = if prefix.is_empty() {
                 name
@@ -191,48 +229,39 @@ fn walk(root: &Path, files: &mut Vec<TreeFile>, out: &mut Vec<Diagnostic>) {
                 format!("{prefix}/{name}")
             };
             // DirEntry::file_type and DirEntry::metadata do not follow symbolic links.
-            let metadata = match entry.metadata() {
-                Ok(metadata) => metadata,
-                Err(error) => {
-                    entry_problem(out, format!("{relative} cannot be read: {error}"));
+            let kind = match entry.metadata() {
+                Ok(metadata) if metadata.is_dir() => {
+                    pending.push((entry.path(), relative, utf8_name));
                     continue;
                 }
+                Ok(metadata) if metadata.is_file() => EntryKind::Regular(metadata),
+                Ok(metadata) if metadata.file_type().is_symlink() => {
+                    EntryKind::Special("a symbolic link")
+                }
+                Ok(_) => EntryKind::Special("neither a regular file nor a directory"),
+                Err(_) => EntryKind::Special("an entry whose type cannot be read"),
             };
-            let file_type = metadata.file_type();
-            if file_type.is_dir() {
-                pending.push((entry.path(), relative));
-            } else if file_type.is_file() {
-                files.push(TreeFile {
-                    relative,
-                    path: entry.path(),
-                    metadata,
-                });
-            } else if file_type.is_symlink() {
-                entry_problem(
-                    out,
-                    format!("{relative} is a symbolic link; a package holds files, and links are not followed"),
-                );
-            } else {
-                entry_problem(
-                    out,
-                    format!("{relative} is neither a regular file nor a directory"),
-                );
-            }
+            files.push(TreeFile {
+                relative,
+                utf8_name,
+                path: entry.path(),
+                kind,
+            });
         }
     }
 }
 
 /// Reads the files within the budget: `SKILL.md` first, then the others in order.
-fn read_all(
-    files: &[TreeFile],
-    head_index: Option<usize>,
-    out: &mut Vec<Diagnostic>,
-) -> Vec<Contents> {
+fn read_all(files: &[TreeFile], head_index: Option<usize>) -> Vec<Contents> {
     let mut contents: Vec<Contents> = files
         .iter()
         .map(|file| Contents {
             complete: None,
-            size: file.metadata.len(),
+            unreadable: None,
+            size: match &file.kind {
+                EntryKind::Regular(metadata) => metadata.len(),
+                EntryKind::Special(_) => 0,
+            },
         })
         .collect();
     let order = head_index
@@ -244,21 +273,21 @@ fn read_all(
         if allowance == 0 {
             break;
         }
-        let file = &files[index];
-        match read_bounded(file, allowance) {
+        let EntryKind::Regular(metadata) = &files[index].kind else {
+            continue;
+        };
+        match read_bounded(&files[index].path, metadata, allowance) {
             Ok(bytes) => {
                 budget -= bytes.len();
                 let read = bytes.len() as u64;
                 if bytes.len() < allowance {
-                    contents[index] = Contents {
-                        complete: Some(bytes),
-                        size: read,
-                    };
+                    contents[index].complete = Some(bytes);
+                    contents[index].size = read;
                 } else {
                     contents[index].size = contents[index].size.max(read);
                 }
             }
-            Err(message) => entry_problem(out, format!("{} {message}", file.relative)),
+            Err(message) => contents[index].unreadable = Some(message),
         }
     }
     contents
@@ -266,15 +295,15 @@ fn read_all(
 
 /// Reads at most `allowance` bytes of a file found by the walk, refusing it when what
 /// opens is no longer that regular file (replaced by a link or another file meanwhile).
-fn read_bounded(file: &TreeFile, allowance: usize) -> Result<Vec<u8>, String> {
-    let handle = File::open(&file.path).map_err(|error| format!("cannot be read: {error}"))?;
+fn read_bounded(path: &Path, found: &Metadata, allowance: usize) -> Result<Vec<u8>, String> {
+    let handle = File::open(path).map_err(|error| format!("cannot be read: {error}"))?;
     let opened = handle
         .metadata()
         .map_err(|error| format!("cannot be read: {error}"))?;
-    if !opened.is_file() || !same_file(&opened, &file.metadata) {
+    if !opened.is_file() || !same_file(&opened, found) {
         return Err("changed while the directory was read".to_owned());
     }
-    let capacity = usize::try_from(file.metadata.len())
+    let capacity = usize::try_from(found.len())
         .unwrap_or(allowance)
         .min(allowance);
     let mut bytes = Vec::with_capacity(capacity);
@@ -321,12 +350,39 @@ mod tests {
             .expect("symlink");
         std::os::unix::fs::symlink(outside.path(), dir.path().join("linked-dir")).expect("symlink");
         let report = check(dir.path());
+        // Sorted: SKILL.md, link.md, linked-dir.
         assert_eq!(
             rules(&report),
             [
-                ("skill-package.tree.entry", None),
-                ("skill-package.tree.entry", None)
+                (
+                    "skill-package.file.text",
+                    Some("/files/1/content".to_owned())
+                ),
+                (
+                    "skill-package.file.text",
+                    Some("/files/2/content".to_owned())
+                )
             ]
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn names_that_are_not_utf8() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(dir.path().join("SKILL.md"), HEAD).expect("write");
+        let name = std::ffi::OsStr::from_bytes(b"caf\xe9.md");
+        if std::fs::write(dir.path().join(name), "text\n").is_err() {
+            // The file system refuses such names (macOS): nothing to check here.
+            return;
+        }
+        assert_eq!(
+            rules(&check(dir.path())),
+            [(
+                "skill-package.path.portable",
+                Some("/files/1/path".to_owned())
+            )]
         );
     }
 
@@ -378,7 +434,7 @@ mod tests {
         assert_eq!(
             rules(&report),
             [
-                ("skill-package.tree.entry", None),
+                ("skill-package.file.text", None),
                 ("skill-package.head.present", Some("/files".to_owned()))
             ]
         );
