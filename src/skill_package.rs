@@ -155,72 +155,189 @@ pub(crate) enum Place<'s> {
     },
 }
 
-impl Place<'_> {
-    /// The location of a byte range of `content`: its line and column in the content,
+impl<'s> Place<'s> {
+    /// A locator for places inside `content`, with its lookups computed once.
+    pub(crate) fn locator<'c>(&'c self, content: &'c str) -> Locator<'c> {
+        let raw = match self {
+            Place::Json {
+                source, literal, ..
+            } => Some(RawMap::new(source, *literal)),
+            _ => None,
+        };
+        Locator {
+            place: self,
+            index: TextIndex::new(content.as_bytes()),
+            raw,
+        }
+    }
+}
+
+/// Turns byte ranges of one file's content into locations. Lines, columns and escapes are
+/// indexed once, so a content with thousands of diagnostics is not rescanned for each.
+pub(crate) struct Locator<'c> {
+    place: &'c Place<'c>,
+    index: TextIndex<'c>,
+    raw: Option<RawMap>,
+}
+
+impl Locator<'_> {
+    /// The line and column of a byte offset of the content.
+    pub(crate) fn position(&self, offset: usize) -> Position {
+        self.index.position(offset)
+    }
+
+    /// The location of a byte range of the content: its line and column in the content,
     /// plus the pointer of the content for embedded text, and a span in the checked
     /// document for rendering.
-    pub(crate) fn locate(&self, content: &str, range: Range<usize>) -> Location {
-        let position = Position::of(content.as_bytes(), range.start);
-        match self {
-            Place::Bare => Location::text(content.as_bytes(), Span::new(range)),
-            Place::Json {
-                source,
-                pointer,
-                literal,
-            } => Location {
+    pub(crate) fn locate(&self, range: Range<usize>) -> Location {
+        let position = Some(self.index.position(range.start));
+        match self.place {
+            Place::Bare => Location {
+                pointer: None,
+                position,
+                span: Some(Span::new(range)),
+            },
+            Place::Json { pointer, .. } => Location {
                 pointer: Some(pointer.clone()),
-                position: Some(position),
-                span: Some(Span::new(
-                    raw_offset(source, *literal, range.start)
-                        ..raw_offset(source, *literal, range.end),
-                )),
+                position,
+                span: self
+                    .raw
+                    .as_ref()
+                    .map(|raw| Span::new(raw.offset(range.start)..raw.offset(range.end))),
             },
             Place::Tree { pointer } => Location {
                 pointer: Some(pointer.clone()),
-                position: Some(position),
+                position,
                 span: None,
             },
         }
     }
 }
 
-/// The offset in the envelope of byte `decoded` of a JSON string's decoded value, found by
-/// walking the literal's escapes: a plain byte stands for itself, `\n` and the like for one
-/// byte, `\uXXXX` for the UTF-8 length of its code point, and a surrogate pair escape for
-/// four bytes.
-fn raw_offset(source: &[u8], literal: Span, decoded: usize) -> usize {
-    let end = literal.end.saturating_sub(1).min(source.len());
-    let mut raw = (literal.start + 1).min(end);
-    let mut out = 0;
-    while raw < end && out < decoded {
-        if source[raw] != b'\\' {
-            raw += 1;
-            out += 1;
-            continue;
+/// Line and column lookup for one text with the semantics of [`Position::of`] (lines end at
+/// LF, CRLF or a lone CR; a column counts bytes that do not continue a UTF-8 sequence), in
+/// logarithmic time per lookup after one pass over the text.
+pub(crate) struct TextIndex<'t> {
+    text: &'t [u8],
+    /// Offset of the first byte of every line.
+    line_starts: Vec<usize>,
+    /// Characters before every multiple of [`TextIndex::BLOCK`] bytes.
+    chars_before: Vec<usize>,
+}
+
+impl<'t> TextIndex<'t> {
+    const BLOCK: usize = 1024;
+
+    pub(crate) fn new(text: &'t [u8]) -> TextIndex<'t> {
+        let mut line_starts = vec![0];
+        let mut chars_before = Vec::with_capacity(text.len() / Self::BLOCK + 1);
+        let mut chars = 0;
+        for (at, &byte) in text.iter().enumerate() {
+            if at % Self::BLOCK == 0 {
+                chars_before.push(chars);
+            }
+            if byte & 0xC0 != 0x80 {
+                chars += 1;
+            }
+            let breaks = byte == b'\n' || (byte == b'\r' && text.get(at + 1) != Some(&b'\n'));
+            if breaks {
+                line_starts.push(at + 1);
+            }
         }
-        if source.get(raw + 1) != Some(&b'u') {
-            raw += 2;
-            out += 1;
-            continue;
-        }
-        let unit = source
-            .get(raw + 2..raw + 6)
-            .and_then(|hex| std::str::from_utf8(hex).ok())
-            .and_then(|hex| u32::from_str_radix(hex, 16).ok())
-            .unwrap_or(0);
-        if (0xD800..0xDC00).contains(&unit) && source.get(raw + 6..raw + 8) == Some(b"\\u") {
-            raw += 12;
-            out += 4;
-        } else {
-            raw += 6;
-            out += match unit {
-                0..=0x7F => 1,
-                0x80..=0x7FF => 2,
-                _ => 3,
-            };
+        TextIndex {
+            text,
+            line_starts,
+            chars_before,
         }
     }
-    raw.min(end)
+
+    /// Characters (bytes that do not continue a UTF-8 sequence) before `offset`.
+    fn chars(&self, offset: usize) -> usize {
+        let block = offset / Self::BLOCK;
+        let base = self.chars_before.get(block).copied().unwrap_or(0);
+        let from = (block * Self::BLOCK).min(offset);
+        base + self.text[from..offset]
+            .iter()
+            .filter(|&&b| b & 0xC0 != 0x80)
+            .count()
+    }
+
+    pub(crate) fn position(&self, offset: usize) -> Position {
+        let offset = offset.min(self.text.len());
+        let line = self.line_starts.partition_point(|&start| start <= offset);
+        let start = self.line_starts[line.saturating_sub(1)];
+        Position {
+            line: u32::try_from(line).unwrap_or(u32::MAX),
+            column: u32::try_from(self.chars(offset) - self.chars(start) + 1).unwrap_or(u32::MAX),
+        }
+    }
+}
+
+/// Maps byte offsets of a JSON string's decoded value to offsets in the envelope: a plain
+/// byte stands for itself, `\n` and the like for one byte, `\uXXXX` for the UTF-8 length of
+/// its code point, and a surrogate pair escape for four bytes. The literal is walked once;
+/// each escape leaves a checkpoint of where decoding and source stand after it.
+struct RawMap {
+    /// First byte of the value in the source (after the opening quote).
+    start: usize,
+    /// One past the last byte of the value (the closing quote).
+    end: usize,
+    /// (decoded offset, source offset) after each escape, in order.
+    checkpoints: Vec<(usize, usize)>,
+}
+
+impl RawMap {
+    fn new(source: &[u8], literal: Span) -> RawMap {
+        let end = literal.end.saturating_sub(1).min(source.len());
+        let start = (literal.start + 1).min(end);
+        let mut checkpoints = Vec::new();
+        let mut raw = start;
+        let mut decoded = 0;
+        while raw < end {
+            if source[raw] != b'\\' {
+                raw += 1;
+                decoded += 1;
+                continue;
+            }
+            if source.get(raw + 1) != Some(&b'u') {
+                raw += 2;
+                decoded += 1;
+            } else {
+                let unit = source
+                    .get(raw + 2..raw + 6)
+                    .and_then(|hex| std::str::from_utf8(hex).ok())
+                    .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+                    .unwrap_or(0);
+                if (0xD800..0xDC00).contains(&unit) && source.get(raw + 6..raw + 8) == Some(b"\\u")
+                {
+                    raw += 12;
+                    decoded += 4;
+                } else {
+                    raw += 6;
+                    decoded += match unit {
+                        0..=0x7F => 1,
+                        0x80..=0x7FF => 2,
+                        _ => 3,
+                    };
+                }
+            }
+            checkpoints.push((decoded, raw.min(end)));
+        }
+        RawMap {
+            start,
+            end,
+            checkpoints,
+        }
+    }
+
+    fn offset(&self, decoded: usize) -> usize {
+        let before = self.checkpoints.partition_point(|&(at, _)| at <= decoded);
+        let (at, raw) = match before {
+            0 => (0, self.start),
+            n => self.checkpoints[n - 1],
+        };
+        (raw + (decoded - at)).min(self.end)
+    }
 }
 
 /// A file of the package as the package-level rules see it, whatever the input.
@@ -256,8 +373,13 @@ impl<'s> Envelope<'s> {
             Err(error) => return self.read_error(&error),
         };
         // skill-package.json.duplicate-key (decision: every repetition is an error).
+        let index = (!document.duplicates.is_empty()).then(|| TextIndex::new(source));
         for duplicate in &document.duplicates {
-            let first = Position::of(self.source, duplicate.first.start);
+            let first = index
+                .as_ref()
+                .map_or(Position { line: 1, column: 1 }, |index| {
+                    index.position(duplicate.first.start)
+                });
             self.at(
                 rule::JSON_DUPLICATE_KEY,
                 &duplicate.pointer,
@@ -560,18 +682,25 @@ mod tests {
     fn raw_offsets_follow_escapes() {
         // "a\nb\u00e9c\ud83d\ude00d": decoded a(0) \n(1) b(2) é(3..5) c(5) 😀(6..10) d(10)
         let source = br#"["a\nb\u00e9c\ud83d\ude00d"]"#;
-        let literal = Span {
-            start: 1,
-            end: source.len() - 1,
-        };
-        assert_eq!(raw_offset(source, literal, 0), 2);
-        assert_eq!(raw_offset(source, literal, 1), 3);
-        assert_eq!(raw_offset(source, literal, 2), 5);
-        assert_eq!(raw_offset(source, literal, 3), 6);
-        assert_eq!(raw_offset(source, literal, 5), 12);
-        assert_eq!(raw_offset(source, literal, 6), 13);
-        assert_eq!(raw_offset(source, literal, 10), 25);
-        assert_eq!(raw_offset(source, literal, 99), source.len() - 2);
+        let map = RawMap::new(source, Span::new(1..source.len() - 1));
+        let offsets: Vec<usize> = [0, 1, 2, 3, 5, 6, 10, 99]
+            .iter()
+            .map(|&decoded| map.offset(decoded))
+            .collect();
+        assert_eq!(offsets, [2, 3, 5, 6, 12, 13, 25, source.len() - 2]);
+    }
+
+    #[test]
+    fn text_index_agrees_with_position_of() {
+        let text = "ab\néx\r\ny\rz\r".repeat(300);
+        let index = TextIndex::new(text.as_bytes());
+        for offset in 0..=text.len() + 1 {
+            assert_eq!(
+                index.position(offset),
+                Position::of(text.as_bytes(), offset),
+                "offset {offset}"
+            );
+        }
     }
 
     /// Escapes inflate the envelope up to six times; the 8 MiB bound must leave a package

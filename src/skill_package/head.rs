@@ -18,7 +18,7 @@ use pulldown_cmark::{Event as MarkdownEvent, Parser as MarkdownParser, Tag as Ma
 use saphyr::{Mapping, Scalar, Yaml};
 use saphyr_parser::{Event, Parser, ScanError, Span as YamlSpan, Tag};
 
-use super::Place;
+use super::{Locator, Place};
 use crate::diagnostic::rules::skill_package as rule;
 use crate::diagnostic::{Diagnostic, RuleId};
 use crate::text;
@@ -36,15 +36,15 @@ pub const YAML_ALIAS_BUDGET: usize = 10_000;
 pub(crate) fn check(content: &str, place: &Place<'_>, out: &mut Vec<Diagnostic>) {
     let mut head = Head {
         content,
-        place,
+        locator: place.locator(content),
         out,
     };
     head.run();
 }
 
-struct Head<'c, 'p, 'o> {
+struct Head<'c, 'o> {
     content: &'c str,
-    place: &'p Place<'p>,
+    locator: Locator<'c>,
     out: &'o mut Vec<Diagnostic>,
 }
 
@@ -92,9 +92,9 @@ fn delimiter(text: &str, line: Line) -> Delimiter {
     }
 }
 
-impl Head<'_, '_, '_> {
+impl Head<'_, '_> {
     fn report(&mut self, rule: RuleId, range: Range<usize>, message: impl Into<String>) {
-        let location = self.place.locate(self.content, range);
+        let location = self.locator.locate(range);
         self.out.push(Diagnostic::new(rule, location, message));
     }
 
@@ -156,7 +156,7 @@ impl Head<'_, '_, '_> {
             let hint = match document_end {
                 Some(line) => format!(
                     "; the `...` line {} ends a YAML document but does not close the frontmatter",
-                    crate::diagnostic::Position::of(content.as_bytes(), line.start).line
+                    self.locator.position(line.start).line
                 ),
                 None => String::new(),
             };
@@ -203,10 +203,7 @@ impl Head<'_, '_, '_> {
                 ),
                 // skill-package.head.yaml-duplicate-key (YAML 1.2: keys are unique).
                 Problem::Duplicate { at, first, key } => {
-                    let first = crate::diagnostic::Position::of(
-                        self.content.as_bytes(),
-                        range(*first).start,
-                    );
+                    let first = self.locator.position(range(*first).start);
                     self.report(
                         rule::HEAD_YAML_DUPLICATE_KEY,
                         range(*at),

@@ -82,14 +82,31 @@ pub(crate) fn check(files: &[PackageFile<'_>], out: &mut Vec<Diagnostic>) {
     }
 
     // skill-package.path.file-directory (decision: a file cannot also be a directory).
-    for (index, key) in keys.iter().enumerate() {
-        let Some(key) = key else { continue };
-        let parent = key
-            .match_indices('/')
-            .map(|(at, _)| &key[..at])
-            .find(|prefix| normalized.contains_key(*prefix));
-        if let Some(parent) = parent {
-            let file = normalized.get(parent).copied().unwrap_or_default();
+    // In sorted order the paths below a file `k` are a run starting at `k/`. A path already
+    // below a file needs no scan of its own (its run lies inside the outer one), so every
+    // path is visited at most once.
+    let mut sorted: Vec<(&str, usize)> = keys
+        .iter()
+        .enumerate()
+        .filter_map(|(index, key)| key.as_deref().map(|key| (key, index)))
+        .collect();
+    sorted.sort_unstable();
+    let mut below: Vec<Option<usize>> = vec![None; files.len()];
+    for &(key, index) in &sorted {
+        if below[index].is_some() {
+            continue;
+        }
+        let directory = format!("{key}/");
+        let from = sorted.partition_point(|&(other, _)| other < directory.as_str());
+        for &(other, other_index) in &sorted[from..] {
+            if !other.starts_with(&directory) {
+                break;
+            }
+            below[other_index] = Some(index);
+        }
+    }
+    for (index, file) in below.iter().enumerate() {
+        if let Some(file) = file {
             out.push(Diagnostic::new(
                 rule::PATH_FILE_DIRECTORY,
                 files[index].path_location.clone(),
