@@ -401,10 +401,10 @@ fn renders_visible(body: &str) -> bool {
     let mut html = String::new();
     for event in MarkdownParser::new(body) {
         match event {
-            MarkdownEvent::Text(text) | MarkdownEvent::Code(text) => {
-                if text::has_visible_content(&text) {
-                    return true;
-                }
+            MarkdownEvent::Text(text) | MarkdownEvent::Code(text)
+                if text::has_visible_content(&text) =>
+            {
+                return true
             }
             MarkdownEvent::Start(MarkdownTag::Image { .. }) => return true,
             MarkdownEvent::Html(text) | MarkdownEvent::InlineHtml(text) => html.push_str(&text),
@@ -785,48 +785,5 @@ fn root_kind(value: &Yaml<'_>) -> &'static str {
         Yaml::Value(Scalar::Integer(_) | Scalar::FloatingPoint(_)) => "a number",
         Yaml::Tagged(..) => "a tagged value",
         _ => "a value that is not a mapping",
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn rules(content: &str) -> Vec<&'static str> {
-        let mut out = Vec::new();
-        check(content, &Place::Bare, &mut out);
-        out.iter().map(|diagnostic| diagnostic.rule.id).collect()
-    }
-
-    #[test]
-    fn html_comments_are_stripped_across_lines() {
-        assert_eq!(strip_html_comments("a<!-- x\ny -->b<!-- open"), "ab");
-        assert!(!renders_visible("<!--\nhidden\n-->\n"));
-        assert!(renders_visible("<div>shown</div>\n"));
-        assert!(renders_visible("![](diagram.png)\n"));
-    }
-
-    /// Duplicate detection compares keys after core-schema resolution, including complex
-    /// keys and keys reached through an alias, at any depth.
-    #[test]
-    fn duplicates_after_resolution() {
-        let head = |yaml: &str| format!("---\nname: n\ndescription: d\n{yaml}---\nBody\n");
-        assert_eq!(
-            rules(&head("a: 1\n\"a\": 2\n")),
-            ["skill-package.head.yaml-duplicate-key"]
-        );
-        assert_eq!(
-            rules(&head("m:\n  0x10: a\n  16: b\n")),
-            ["skill-package.head.yaml-duplicate-key"]
-        );
-        assert_eq!(
-            rules(&head("? [a, b]\n: 1\n? [a, b]\n: 2\n")),
-            ["skill-package.head.yaml-duplicate-key"]
-        );
-        assert_eq!(
-            rules(&head("&x k: 1\n*x : 2\n")),
-            ["skill-package.head.yaml-duplicate-key"]
-        );
-        assert!(rules(&head("a: 1\nb: [a, a]\n")).is_empty());
     }
 }
