@@ -448,7 +448,7 @@ fn describe(value: &Yaml<'_>) -> String {
 fn describe_key(key: &Yaml<'_>) -> String {
     match key {
         Yaml::Value(Scalar::String(text)) => format!("{text:?}"),
-        other => describe(other),
+        other => format!("({})", describe(other)),
     }
 }
 
