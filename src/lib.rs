@@ -5,6 +5,7 @@
 //! The reference is one validator among others: [`reference::Reference`] adapts it to the
 //! harness's `Validator` trait, and nothing in the harness depends on this crate.
 
+pub mod compose_bundle;
 pub mod diagnostic;
 pub mod json;
 pub mod reference;
@@ -54,7 +55,7 @@ pub fn check(
     format: Format,
     operation: &str,
     input: Input<'_>,
-    _context: &Context,
+    context: &Context,
 ) -> Result<Report, Unsupported> {
     let unsupported = || Unsupported {
         reason: format!(
@@ -63,6 +64,18 @@ pub fn check(
     };
     match (format, operation, input) {
         (Format::SoulKit, "validate", Input::Document { bytes, .. }) => Ok(soul_kit::check(bytes)),
+        (Format::ComposeBundle, "validate", Input::Tree(root)) => {
+            Ok(compose_bundle::check_tree(root))
+        }
+        (Format::ComposeBundle, "fingerprint", Input::Document { bytes, .. }) => {
+            Ok(compose_bundle::fingerprint_operation(bytes))
+        }
+        (Format::ComposeBundle, "voice-profile", Input::Document { bytes, .. }) => {
+            Ok(compose_bundle::voice_profile_operation(bytes))
+        }
+        (Format::ComposeBundle, "whoami", Input::Document { bytes, .. }) => {
+            Ok(compose_bundle::whoami_operation(bytes, context))
+        }
         _ => Err(unsupported()),
     }
 }
