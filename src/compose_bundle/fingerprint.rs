@@ -22,8 +22,9 @@ const VERSION: &str = "agent-compose.bundle-fingerprint.v1";
 /// or `false` with diagnostics when the covered members are missing or wrong.
 pub fn fingerprint_operation(source: &[u8]) -> Report {
     let mut sink = Sink::new(true);
-    let value = covered(source, &mut sink)
-        .map_or(Value::Bool(false), |covered| Value::String(covered.fingerprint()));
+    let value = covered(source, &mut sink).map_or(Value::Bool(false), |covered| {
+        Value::String(covered.fingerprint())
+    });
     sink.finish(value)
 }
 

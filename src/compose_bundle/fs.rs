@@ -139,7 +139,8 @@ fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
         return Err(std::io::Error::other("not a regular file"));
     }
     let mut bytes = Vec::new();
-    file.take(MAX_JSON_BYTES as u64 + 1).read_to_end(&mut bytes)?;
+    file.take(MAX_JSON_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)?;
     Ok(bytes)
 }
 
@@ -184,7 +185,9 @@ fn resolve(root: &Path, relative: &str) -> Resolved {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
                 return Resolved::Outside(format!("{walked:?} does not exist"))
             }
-            Err(error) => return Resolved::Outside(format!("{walked:?} cannot be inspected: {error}")),
+            Err(error) => {
+                return Resolved::Outside(format!("{walked:?} cannot be inspected: {error}"))
+            }
         }
     }
     Resolved::Outside("the path is empty".to_owned())
@@ -201,7 +204,10 @@ pub(crate) fn entry_points(root: &Path, manifest: &Manifest, sink: &mut Sink) {
                     rule::ENTRY_EXISTS,
                     entry.pointer.clone(),
                     None,
-                    format!("{} {:?} does not exist inside the bundle: {why}", entry.field, entry.path),
+                    format!(
+                        "{} {:?} does not exist inside the bundle: {why}",
+                        entry.field, entry.path
+                    ),
                 );
                 continue;
             }
@@ -234,7 +240,9 @@ pub(crate) fn entry_points(root: &Path, manifest: &Manifest, sink: &mut Sink) {
             let file_pointer = entry
                 .path
                 .split('/')
-                .fold(String::new(), |pointer, segment| pointer_join(&pointer, segment));
+                .fold(String::new(), |pointer, segment| {
+                    pointer_join(&pointer, segment)
+                });
             match read_regular(&path) {
                 Ok(bytes) => voice::check_profile_file(&bytes, &file_pointer, sink),
                 Err(error) => sink.at(
@@ -294,7 +302,12 @@ pub(crate) fn identity_trees(root: &Path, selected: &[Selected], sink: &mut Sink
     }
     let expected: Vec<(String, &Selected)> = selected
         .iter()
-        .map(|skill| (format!("{}/{}", source_segment(&skill.source), skill.skill), skill))
+        .map(|skill| {
+            (
+                format!("{}/{}", source_segment(&skill.source), skill.skill),
+                skill,
+            )
+        })
         .collect();
     let mut found: Vec<String> = Vec::new();
     for (source_name, source_type) in sorted_listing(&skills) {
@@ -339,7 +352,9 @@ pub(crate) fn identity_trees(root: &Path, selected: &[Selected], sink: &mut Sink
     for (key, skill) in &expected {
         let tree_pointer = key
             .split('/')
-            .fold(skills_pointer.clone(), |pointer, segment| pointer_join(&pointer, segment));
+            .fold(skills_pointer.clone(), |pointer, segment| {
+                pointer_join(&pointer, segment)
+            });
         if !found.contains(key) {
             sink.at(
                 rule::IDENTITY_TREE,
@@ -359,7 +374,10 @@ pub(crate) fn identity_trees(root: &Path, selected: &[Selected], sink: &mut Sink
                 rule::IDENTITY_TREE,
                 pointer_join(&tree_pointer, "SKILL.md"),
                 None,
-                format!("the identity tree of {:?} has no regular SKILL.md", skill.skill),
+                format!(
+                    "the identity tree of {:?} has no regular SKILL.md",
+                    skill.skill
+                ),
             );
         }
     }

@@ -167,7 +167,11 @@ impl Checker<'_, '_, '_> {
             }
         }
         if let Some(digest) = root.required_str(self.file, "role_skill_digest", self.sink) {
-            self.digest(digest, "/role_skill_digest", field_span(root, "role_skill_digest"));
+            self.digest(
+                digest,
+                "/role_skill_digest",
+                field_span(root, "role_skill_digest"),
+            );
         }
 
         // compose-bundle.model-tier.value (spec: "frontier, commodity, or oss"; a manifest
@@ -238,7 +242,10 @@ impl Checker<'_, '_, '_> {
     /// lowercase hex digits).
     fn digest(&mut self, digest: &str, pointer: &str, span: Span) {
         let valid = digest.strip_prefix("sha256:").is_some_and(|hex| {
-            hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+            hex.len() == 64
+                && hex
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
         });
         if !valid {
             self.at(
@@ -271,7 +278,12 @@ impl Checker<'_, '_, '_> {
             if !self.name(item.text, &item.pointer, item.span) {
                 continue;
             }
-            if self.manifest.personalities.iter().any(|seen| seen == item.text) {
+            if self
+                .manifest
+                .personalities
+                .iter()
+                .any(|seen| seen == item.text)
+            {
                 self.at(
                     rule::PERSONALITIES_LIST,
                     &item.pointer,
@@ -358,7 +370,13 @@ impl Checker<'_, '_, '_> {
             return;
         };
         let Some(items) = node.as_array() else {
-            super::type_error(self.file, node, "/content", "an array of objects", self.sink);
+            super::type_error(
+                self.file,
+                node,
+                "/content",
+                "an array of objects",
+                self.sink,
+            );
             return;
         };
         if items.is_empty() {
@@ -395,7 +413,11 @@ impl Checker<'_, '_, '_> {
                 }
             }
             if let Some(digest) = entry.required_str(self.file, "digest", self.sink) {
-                self.digest(digest, &entry.member_pointer("digest"), field_span(&entry, "digest"));
+                self.digest(
+                    digest,
+                    &entry.member_pointer("digest"),
+                    field_span(&entry, "digest"),
+                );
             }
         }
     }
@@ -418,7 +440,8 @@ impl Checker<'_, '_, '_> {
                 "identity.display_name is missing; it carries the role title".to_owned(),
             ),
             Some(name) => {
-                let Some(text) = super::string(self.file, name, "/identity/display_name", self.sink)
+                let Some(text) =
+                    super::string(self.file, name, "/identity/display_name", self.sink)
                 else {
                     return;
                 };
@@ -483,7 +506,10 @@ impl Checker<'_, '_, '_> {
                     rule::DELIVERY_COMPLETE,
                     &format!("/delivery/{field}"),
                     field_span(&delivery, field),
-                    format!("a {} bundle does not name {field}", mode.unwrap_or_default()),
+                    format!(
+                        "a {} bundle does not name {field}",
+                        mode.unwrap_or_default()
+                    ),
                 );
             }
         }
@@ -526,7 +552,11 @@ fn field_span(object: &Object<'_, '_>, key: &str) -> Span {
 
 /// Whether an id is a locator or a filesystem path (see `compose-bundle.id.locator`).
 pub(crate) fn is_locator(id: &str) -> bool {
-    id.contains(['/', '\\']) || id == "." || id == ".." || id.starts_with('~') || has_drive_prefix(id)
+    id.contains(['/', '\\'])
+        || id == "."
+        || id == ".."
+        || id.starts_with('~')
+        || has_drive_prefix(id)
 }
 
 /// `C:` and the like at the start of a string.
@@ -598,14 +628,35 @@ mod tests {
             assert!(is_safe_entry_path(good), "{good}");
         }
         for bad in [
-            "", "/etc/passwd", "../x", "a/../b", "a//b", "./a", "a/", "C:x", "a\\b", "a\u{0}b",
+            "",
+            "/etc/passwd",
+            "../x",
+            "a/../b",
+            "a//b",
+            "./a",
+            "a/",
+            "C:x",
+            "a\\b",
+            "a\u{0}b",
         ] {
             assert!(!is_safe_entry_path(bad), "{bad:?}");
         }
-        for locator in ["/abs", "https://x.example/y", "../r", "~/r", "C:\\r", "c:r", "."] {
+        for locator in [
+            "/abs",
+            "https://x.example/y",
+            "../r",
+            "~/r",
+            "C:\\r",
+            "c:r",
+            ".",
+        ] {
             assert!(is_locator(locator), "{locator}");
         }
-        for id in ["roster:core", "aos-public", "roster:core:role:platform:identity"] {
+        for id in [
+            "roster:core",
+            "aos-public",
+            "roster:core:role:platform:identity",
+        ] {
             assert!(!is_locator(id), "{id}");
         }
     }

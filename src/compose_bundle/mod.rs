@@ -60,11 +60,11 @@ pub fn check_tree(root: &Path) -> Report {
         }
     }
     fs::walk(root, &mut sink);
-    let manifest = match fs::read_json_file(root, "manifest.json", rule::MANIFEST_PRESENT, &mut sink)
-    {
-        Some(bytes) => manifest::check(&bytes, &mut sink),
-        None => None,
-    };
+    let manifest =
+        match fs::read_json_file(root, "manifest.json", rule::MANIFEST_PRESENT, &mut sink) {
+            Some(bytes) => manifest::check(&bytes, &mut sink),
+            None => None,
+        };
     if let Some(manifest) = &manifest {
         fs::entry_points(root, manifest, &mut sink);
     }
@@ -365,11 +365,16 @@ pub(crate) fn is_portable_segment(name: &str) -> bool {
     {
         return false;
     }
-    let base = name.split('.').next().unwrap_or_default().to_ascii_uppercase();
+    let base = name
+        .split('.')
+        .next()
+        .unwrap_or_default()
+        .to_ascii_uppercase();
     let device = matches!(base.as_str(), "CON" | "PRN" | "AUX" | "NUL")
         || ["COM", "LPT"].iter().any(|prefix| {
-            base.strip_prefix(prefix)
-                .is_some_and(|digit| matches!(digit, "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9"))
+            base.strip_prefix(prefix).is_some_and(|digit| {
+                matches!(digit, "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9")
+            })
         });
     !device
 }
@@ -378,9 +383,154 @@ pub(crate) fn is_portable_segment(name: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// Plants sentinels outside a hostile bundle (a decoy manifest that would make the
+    /// bundle valid, a secret file, a FIFO that blocks whoever opens it for reading, a
+    /// directory of decoy identity trees) and symlinks to each of them from every place
+    /// the verifier reads or resolves. The verifier must finish (opening the FIFO would
+    /// hang it), report the symlinks, and leave every sentinel as it was.
+    #[cfg(all(unix, not(target_vendor = "apple")))]
+    #[test]
+    fn never_reads_or_writes_outside_the_bundle() {
+        use std::os::unix::fs::symlink;
+        use std::time::Duration;
+
+        let outside = tempfile::tempdir().unwrap();
+        let secret_token = "SENTINEL-7f3a";
+        let decoy_manifest = r##"{"format": "agent-compose.bundle", "role": "r", "role_skill": "role-r",
+            "role_skill_source": "s", "role_skill_digest": "sha256:0000000000000000000000000000000000000000000000000000000000000000",
+            "personalities": ["p"], "color": "#90a66a", "identity": {"display_name": "R"},
+            "sources": ["s"], "content": [{"id": "c", "digest": "sha256:0000000000000000000000000000000000000000000000000000000000000000"}],
+            "delivery": {"mode": "native-skills", "instructions": "i.md", "skills_root": "skills"}}"##;
+        let secret = outside.path().join("secret.md");
+        std::fs::write(&secret, format!("{secret_token}\n")).unwrap();
+        std::fs::write(outside.path().join("manifest.json"), decoy_manifest).unwrap();
+        let fifo = outside.path().join("pipe");
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .unwrap();
+        let decoy_trees = outside.path().join("skills/s/x");
+        std::fs::create_dir_all(&decoy_trees).unwrap();
+        std::fs::write(decoy_trees.join("SKILL.md"), secret_token).unwrap();
+        let snapshot = |dir: &Path| {
+            let mut entries: Vec<(String, u64, Option<std::time::SystemTime>)> = Vec::new();
+            let mut stack = vec![dir.to_path_buf()];
+            while let Some(dir) = stack.pop() {
+                for entry in std::fs::read_dir(&dir).unwrap() {
+                    let entry = entry.unwrap();
+                    let metadata = std::fs::symlink_metadata(entry.path()).unwrap();
+                    if metadata.is_dir() {
+                        stack.push(entry.path());
+                    }
+                    entries.push((
+                        entry.path().display().to_string(),
+                        metadata.len(),
+                        metadata.modified().ok(),
+                    ));
+                }
+            }
+            entries.sort();
+            entries
+        };
+        let before = snapshot(outside.path());
+
+        let bundles = tempfile::tempdir().unwrap();
+        // Bundle one: a manifest of its own whose every entry point leads outside.
+        let one = bundles.path().join("one");
+        std::fs::create_dir_all(one.join("content")).unwrap();
+        std::fs::write(
+            one.join("manifest.json"),
+            decoy_manifest.replace(
+                r#""instructions": "i.md", "skills_root": "skills""#,
+                r#""instructions": "content/instructions.md", "skills_root": "content/skills", "voice_profile": "content/voice.json""#,
+            ),
+        )
+        .unwrap();
+        symlink(&secret, one.join("content/instructions.md")).unwrap();
+        symlink(outside.path().join("skills"), one.join("content/skills")).unwrap();
+        symlink(&fifo, one.join("content/voice.json")).unwrap();
+        symlink(&fifo, one.join("trace.json")).unwrap();
+        symlink(outside.path(), one.join("content/everything")).unwrap();
+        // Bundle two: manifest.json itself leads to the decoy, trace.json to the FIFO.
+        let two = bundles.path().join("two");
+        std::fs::create_dir_all(&two).unwrap();
+        symlink(
+            outside.path().join("manifest.json"),
+            two.join("manifest.json"),
+        )
+        .unwrap();
+        symlink(&fifo, two.join("trace.json")).unwrap();
+
+        for bundle in [one, two] {
+            let (sender, receiver) = std::sync::mpsc::channel();
+            let root = bundle.clone();
+            std::thread::spawn(move || sender.send(check_tree(&root)));
+            let report = receiver
+                .recv_timeout(Duration::from_secs(30))
+                .expect("the verifier hung: it opened the FIFO outside the bundle");
+            let rules: Vec<&str> = report.diagnostics.iter().map(|d| d.rule.id).collect();
+            assert!(
+                rules.contains(&"compose-bundle.tree.entry-kind"),
+                "{rules:?}"
+            );
+            for diagnostic in &report.diagnostics {
+                assert!(
+                    !diagnostic.message.contains(secret_token),
+                    "read outside: {diagnostic:?}"
+                );
+                let pointer = diagnostic.location.pointer.as_deref().unwrap_or_default();
+                assert!(
+                    !pointer.starts_with("/content/everything/")
+                        && !pointer.starts_with("/content/skills/"),
+                    "walked outside: {diagnostic:?}"
+                );
+            }
+            if bundle.ends_with("two") {
+                // Had the decoy manifest been read, the manifest would be present.
+                assert!(
+                    rules.contains(&"compose-bundle.manifest.present"),
+                    "{rules:?}"
+                );
+            } else {
+                for field in ["instructions", "skills_root", "voice_profile"] {
+                    let pointer = format!("/manifest.json/delivery/{field}");
+                    assert!(
+                        report
+                            .diagnostics
+                            .iter()
+                            .any(|d| d.rule.id == "compose-bundle.entry.kind"
+                                && d.location.pointer.as_deref() == Some(pointer.as_str())),
+                        "{field} was followed: {:?}",
+                        report.diagnostics
+                    );
+                }
+                assert!(rules.contains(&"compose-bundle.trace.present"), "{rules:?}");
+            }
+        }
+        assert_eq!(
+            before,
+            snapshot(outside.path()),
+            "something outside the bundle changed"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&secret).unwrap(),
+            format!("{secret_token}\n")
+        );
+    }
+
     #[test]
     fn portable_segments() {
-        for good in ["a", "SKILL.md", "roster%3Acore", "a b", "console", "COM10", "x.y.z"] {
+        for good in [
+            "a",
+            "SKILL.md",
+            "roster%3Acore",
+            "a b",
+            "console",
+            "COM10",
+            "x.y.z",
+        ] {
             assert!(is_portable_segment(good), "{good}");
         }
         for bad in [

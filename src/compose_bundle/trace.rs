@@ -103,7 +103,12 @@ fn profiles(file: &JsonFile<'_>, decisions: &[Decision<'_>], manifest: &Manifest
         return;
     };
     let mut expected: Vec<String> = vec![format!("role:{role}")];
-    expected.extend(manifest.personalities.iter().map(|p| format!("personality:{p}")));
+    expected.extend(
+        manifest
+            .personalities
+            .iter()
+            .map(|p| format!("personality:{p}")),
+    );
     expected.extend(manifest.boundaries.iter().map(|b| format!("boundary:{b}")));
     let mut seen: Vec<&str> = Vec::new();
     for decision in decisions

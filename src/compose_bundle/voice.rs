@@ -166,7 +166,10 @@ fn bank(
                 rule::VOICE_TERM_UNNAMED,
                 file.pointer(&term.pointer),
                 Some(term.span),
-                format!("avoid term {:?} has no ASCII letter or digit to name a rule; it is not linted", term.text),
+                format!(
+                    "avoid term {:?} has no ASCII letter or digit to name a rule; it is not linted",
+                    term.text
+                ),
             );
             continue;
         }
@@ -301,7 +304,12 @@ fn carried_rule(
     skill: &str,
     sink: &mut Sink,
 ) -> Option<Rule> {
-    let text = |key: &str| item.get(key).and_then(Node::as_str).unwrap_or_default().to_owned();
+    let text = |key: &str| {
+        item.get(key)
+            .and_then(Node::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
     let mut wrong = |key: &str, expected: &str| {
         sink.at(
             rule::VOICE_CARRIED,
