@@ -269,14 +269,25 @@ impl Report {
             .count();
         let warnings = self.diagnostics.len() - errors;
         out.push_str(&format!(
-            "{origin}: {} as {} ({errors} errors, {warnings} warnings)\n",
+            "{origin}: {} as {} ({}, {})\n",
             match self.verdict() {
                 Verdict::Accept => "accepted",
                 Verdict::Reject => "rejected",
             },
-            self.format
+            self.format,
+            count(errors, "error"),
+            count(warnings, "warning"),
         ));
         out
+    }
+}
+
+/// `1 error`, `2 errors`.
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }
 

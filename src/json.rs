@@ -266,19 +266,69 @@ struct Reader<'a> {
 /// Classifies a parser error.
 fn to_error(text: &str, error: JiterError) -> ReadError {
     let offset = error.index.min(text.len());
+    if let JiterErrorType::JsonError(
+        JsonErrorType::LoneLeadingSurrogateInHexEscape | JsonErrorType::UnexpectedEndOfHexEscape,
+    ) = error.error_type
+    {
+        return ReadError::LoneSurrogate {
+            offset: unpaired_surrogate_start(text.as_bytes(), offset),
+        };
+    }
     match error.error_type {
         JiterErrorType::JsonError(JsonErrorType::TrailingCharacters) => {
             ReadError::TrailingData { offset }
         }
-        JiterErrorType::JsonError(
-            JsonErrorType::LoneLeadingSurrogateInHexEscape
-            | JsonErrorType::UnexpectedEndOfHexEscape,
-        ) => ReadError::LoneSurrogate { offset },
         other => ReadError::Syntax {
             offset,
             message: other.to_string(),
         },
     }
+}
+
+/// Where the first unpaired surrogate escape starts. The parser notices a lone surrogate
+/// only after reading past it (at the next escape, or at the closing quote), but the
+/// offending text is the `\u` escape itself, so the error points there.
+/// `noticed` is where the parser stopped; when no unpaired escape is found before it
+/// (which a parser error of this kind rules out), that offset is kept.
+fn unpaired_surrogate_start(source: &[u8], noticed: usize) -> usize {
+    let hex4 = |at: usize| -> Option<u32> {
+        let digits = source.get(at..at + 4)?;
+        if !digits.iter().all(u8::is_ascii_hexdigit) {
+            return None;
+        }
+        u32::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+    };
+    let escape_at = |at: usize| -> Option<u32> {
+        if source.get(at) == Some(&b'\\') && source.get(at + 1) == Some(&b'u') {
+            hex4(at + 2)
+        } else {
+            None
+        }
+    };
+    let end = noticed.min(source.len());
+    let mut in_string = false;
+    let mut index = 0;
+    while index < end {
+        match source[index] {
+            b'"' => {
+                in_string = !in_string;
+                index += 1;
+            }
+            b'\\' if in_string => match escape_at(index) {
+                // A high surrogate is paired only when a low surrogate escape follows.
+                Some(0xD800..=0xDBFF) => match escape_at(index + 6) {
+                    Some(0xDC00..=0xDFFF) => index += 12,
+                    _ => return index,
+                },
+                Some(0xDC00..=0xDFFF) => return index,
+                Some(_) => index += 6,
+                // Any other escape is two bytes long.
+                None => index += 2,
+            },
+            _ => index += 1,
+        }
+    }
+    noticed
 }
 
 /// Turns a string the parser produced into a borrow of the input when it is a slice of it
@@ -514,6 +564,16 @@ mod tests {
             ),
             Err(ReadError::TooLarge { size: 2, limit: 1 })
         ));
+    }
+
+    #[test]
+    fn unpaired_surrogates_are_located_at_their_escape() {
+        let start = |text: &str| unpaired_surrogate_start(text.as_bytes(), text.len());
+        assert_eq!(start(r#"["ab\ud800cd"]"#), 4);
+        assert_eq!(start(r#"["ab\udc00"]"#), 4);
+        assert_eq!(start(r#"["\ud83d\ude00", "\\ud800", "x\ud800\ud800"]"#), 30);
+        assert_eq!(start(r#"["\u0041\ud800\u0041"]"#), 8);
+        assert_eq!(start(r#"["fine"]"#), 8);
     }
 
     #[test]

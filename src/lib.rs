@@ -50,6 +50,9 @@ impl std::fmt::Display for Unsupported {
 
 impl std::error::Error for Unsupported {}
 
+/// Operations besides `validate` that the reference implements, for some format each.
+pub const OPERATIONS: &[&str] = &[];
+
 /// Runs `operation` (`validate` for plain validation) on `input` as `format`.
 pub fn check(
     format: Format,

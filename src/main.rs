@@ -5,17 +5,27 @@
 //! accepted (warnings allowed), 1 when it is rejected and 2 on usage or I/O errors; `run`
 //! exits 0 when every selected case passes and 1 otherwise.
 
-use std::io::Write as _;
+mod serve;
+
+use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::{bail, Context as _, Result};
 use clap::{Args, Parser, Subcommand};
 use globset::{Glob, GlobSet, GlobSetBuilder};
+use indicatif::{ProgressBar, ProgressStyle};
 use soulcheck::reference::Reference;
 use soulcheck::{detect_format, Context, Format, Input, Verdict};
-use soulcheck_harness::report::Summary;
-use soulcheck_harness::{selfcheck, Case, Catalogue, Corpus, Strictness};
+use soulcheck_harness::expectations::Expectations;
+use soulcheck_harness::external::{CommandValidator, Mapping};
+use soulcheck_harness::persistent::PersistentValidator;
+use soulcheck_harness::process::Limits;
+use soulcheck_harness::report::diff as report_diff;
+use soulcheck_harness::report::{badge, certificate, jsonl, junit, markdown, Summary};
+use soulcheck_harness::runner::{self, CaseResult, RunOptions};
+use soulcheck_harness::{selfcheck, Case, Catalogue, Corpus, Strictness, Validator};
 
 #[derive(Parser)]
 #[command(
@@ -38,6 +48,15 @@ enum Command {
     Rules(ListArgs),
     /// List the cases, or export them as plain files.
     Cases(CasesArgs),
+    /// Serve the reference over the persistent validator protocol on stdin/stdout.
+    Serve,
+    /// Show the cases whose result changed between two JSON Lines reports.
+    Diff {
+        /// The older report.jsonl.
+        old: PathBuf,
+        /// The newer report.jsonl.
+        new: PathBuf,
+    },
 }
 
 #[derive(Args)]
@@ -59,6 +78,9 @@ struct CheckArgs {
     /// Any other context entry, as KEY=VALUE; VALUE is read as JSON when it parses.
     #[arg(long = "context", value_name = "KEY=VALUE")]
     context: Vec<String>,
+    /// The whole context as one JSON object (entries of the other flags are added to it).
+    #[arg(long, value_name = "JSON")]
+    context_json: Option<String>,
     /// Operation to run instead of plain validation (format-specific).
     #[arg(long, default_value = "validate")]
     operation: String,
@@ -87,6 +109,37 @@ struct RunArgs {
     /// Parallel jobs (default: the number of cores).
     #[arg(long)]
     jobs: Option<usize>,
+    /// The validator under test, as a command template (`my-tool --json {path}`); without
+    /// it the in-process reference runs. See harness/PROTOCOL.md.
+    #[arg(long, value_name = "COMMAND")]
+    validator: Option<String>,
+    /// The validator speaks the persistent newline-delimited JSON protocol.
+    #[arg(long, requires = "validator")]
+    persistent: bool,
+    /// Mapping file teaching the harness an unmodified tool's exit codes and messages.
+    #[arg(long, value_name = "FILE", requires = "validator")]
+    mapping: Option<PathBuf>,
+    /// Seconds a validator may spend on one case before its process group is killed.
+    #[arg(long, default_value_t = 5.0)]
+    timeout: f64,
+    /// Bytes of each output stream kept per case.
+    #[arg(long, default_value_t = 4 * 1024 * 1024)]
+    output_cap: usize,
+    /// Stop after the first failure.
+    #[arg(long)]
+    fail_fast: bool,
+    /// Known failures (TOML); listed failures do not fail the run, listed passes do.
+    #[arg(long, value_name = "FILE")]
+    expectations: Option<PathBuf>,
+    /// Write the run's failures as an expectations file.
+    #[arg(long, value_name = "FILE")]
+    write_expectations: Option<PathBuf>,
+    /// Write report.jsonl, junit.xml, summary.md, badges/ and certificates/ into DIR.
+    #[arg(long, value_name = "DIR")]
+    report: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
 }
 
 #[derive(Args)]
@@ -130,6 +183,8 @@ fn main() -> ExitCode {
         Command::Run(args) => run(args),
         Command::Rules(args) => rules(args),
         Command::Cases(args) => cases(args),
+        Command::Serve => serve::serve(),
+        Command::Diff { old, new } => diff(&old, &new),
     };
     match result {
         Ok(code) => code,
@@ -149,7 +204,13 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
             Format::ALL.map(Format::name).join(", ")
         ),
     };
-    let mut context = Context::new();
+    let mut context = match &args.context_json {
+        Some(text) => match serde_json::from_str::<serde_json::Value>(text) {
+            Ok(serde_json::Value::Object(map)) => map,
+            _ => bail!("--context-json takes a JSON object"),
+        },
+        None => Context::new(),
+    };
     if let Some(now) = args.now {
         context.insert("now".into(), now.into());
     }
@@ -275,19 +336,198 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let results = soulcheck_harness::runner::run_all(
-        &Reference,
-        &cases,
-        &catalogue,
-        Strictness::Reference,
+    let limits = Limits {
+        timeout: Duration::from_secs_f64(args.timeout.max(0.001)),
+        output_cap: args.output_cap,
+    };
+    let (validator, strictness, mode): (Box<dyn Validator>, Strictness, &str) =
+        match &args.validator {
+            None => (Box::new(Reference), Strictness::Reference, "in-process"),
+            Some(command) if args.persistent => (
+                Box::new(
+                    PersistentValidator::start(command, limits)
+                        .map_err(|error| anyhow::anyhow!(error))?,
+                ),
+                Strictness::Conformance,
+                "persistent",
+            ),
+            Some(command) => {
+                let mapping = match &args.mapping {
+                    Some(path) => {
+                        Some(Mapping::load(path).map_err(|error| anyhow::anyhow!("{error}"))?)
+                    }
+                    None => None,
+                };
+                let validator = CommandValidator::new(command, limits, mapping)
+                    .map_err(|error| anyhow::anyhow!(error))?;
+                (Box::new(validator), Strictness::Conformance, "per-case")
+            }
+        };
+    let expectations = match &args.expectations {
+        Some(path) => Some(
+            Expectations::load(path, &corpus.cases).map_err(|error| anyhow::anyhow!("{error}"))?,
+        ),
+        None => None,
+    };
+    let implementation = validator.implementation();
+    let corpus_hash = corpus
+        .content_hash()
+        .map_err(|error| anyhow::anyhow!("{error}"))?;
+    let writer = match &args.report {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+            let header = jsonl::Header {
+                soulcheck_version: env!("CARGO_PKG_VERSION").to_owned(),
+                corpus_hash: corpus_hash.clone(),
+                cases: cases.len(),
+                mode: mode.to_owned(),
+                command: args.validator.clone(),
+                implementation: implementation.clone(),
+                settings: serde_json::json!({
+                    "strictness": strictness,
+                    "timeout_seconds": args.timeout,
+                    "jobs": jobs,
+                    "formats": args.selection.format,
+                    "cases": args.cases,
+                    "rules": args.rules,
+                    "fail_fast": args.fail_fast,
+                    "expectations": args.expectations,
+                }),
+                started_at: jsonl::now(),
+            };
+            Some(
+                jsonl::Writer::create(&dir.join("report.jsonl"), &header)
+                    .map_err(|error| anyhow::anyhow!("{error}"))?,
+            )
+        }
+        None => None,
+    };
+    let interactive =
+        !args.quiet && std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
+    let progress = interactive.then(|| {
+        let bar = ProgressBar::new(cases.len() as u64);
+        if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}") {
+            bar.set_style(style);
+        }
+        bar
+    });
+    let on_result = |result: &CaseResult| {
+        if let Some(writer) = &writer {
+            writer.record(jsonl::Record::new(cases[result.index], result));
+        }
+        if let Some(bar) = &progress {
+            bar.inc(1);
+            if result.judgement.is_failure() {
+                bar.set_message(format!("failed: {}", result.name));
+            }
+        }
+    };
+    let options = RunOptions {
         jobs,
-    );
+        fail_fast: args.fail_fast,
+        expectations: expectations.as_ref(),
+        on_result: Some(&on_result),
+    };
+    let results = runner::run_all(validator.as_ref(), &cases, &catalogue, strictness, &options);
+    if let Some(bar) = &progress {
+        bar.finish_and_clear();
+    }
     let summary = Summary::new(&cases, &results);
+    let certificates =
+        certificate::issue(&cases, &results, &catalogue, &implementation, &corpus_hash);
+    if let (Some(dir), Some(writer)) = (&args.report, &writer) {
+        write_reports(
+            dir,
+            &summary,
+            &certificates,
+            &cases,
+            &results,
+            &implementation,
+        )?;
+        writer.finish(jsonl::Footer {
+            complete: true,
+            finished_at: jsonl::now(),
+            summary: summary.overall,
+        });
+    }
+    if let Some(path) = &args.write_expectations {
+        std::fs::write(path, Expectations::render_from(&results))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
     print!("{}", summary.render(&cases, &results, &catalogue));
-    Ok(if summary.all_passed() && problems.is_empty() {
-        ExitCode::SUCCESS
-    } else {
+    if args.validator.is_some() {
+        println!();
+        for certificate in &certificates {
+            let status = if certificate.certified {
+                "certified"
+            } else {
+                "not certified"
+            };
+            println!(
+                "{}: {status} ({} of {} must-level cases passed)",
+                certificate.format, certificate.must_cases_passed, certificate.must_cases
+            );
+        }
+    }
+    // The reference must implement every case; another validator may skip what it does
+    // not support.
+    let skips_fail = args.validator.is_none() && summary.overall.skipped > 0;
+    Ok(
+        if summary.no_failures() && !skips_fail && problems.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        },
+    )
+}
+
+fn write_reports(
+    dir: &Path,
+    summary: &Summary,
+    certificates: &[certificate::Certificate],
+    cases: &[&Case],
+    results: &[CaseResult],
+    implementation: &soulcheck_harness::Implementation,
+) -> Result<()> {
+    let write = |path: PathBuf, text: String| {
+        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
+    };
+    write(dir.join("junit.xml"), junit::render(cases, results))?;
+    let title = format!(
+        "soulcheck: {} {}",
+        implementation.name, implementation.version
+    );
+    write(
+        dir.join("summary.md"),
+        markdown::render(title.trim(), summary, certificates, cases, results),
+    )?;
+    std::fs::create_dir_all(dir.join("badges"))?;
+    for (format, tally) in &summary.formats {
+        write(
+            dir.join("badges").join(format!("{format}.json")),
+            badge::render(*format, tally).to_string(),
+        )?;
+    }
+    std::fs::create_dir_all(dir.join("certificates"))?;
+    for certificate in certificates {
+        let path = dir
+            .join("certificates")
+            .join(format!("{}.json", certificate.format));
+        write(path, serde_json::to_string_pretty(certificate)? + "\n")?;
+    }
+    Ok(())
+}
+
+fn diff(old: &Path, new: &Path) -> Result<ExitCode> {
+    let old = jsonl::Log::read(old).map_err(|error| anyhow::anyhow!("{error}"))?;
+    let new = jsonl::Log::read(new).map_err(|error| anyhow::anyhow!("{error}"))?;
+    let changes = report_diff::changes(&old, &new);
+    print!("{}", report_diff::render(&old, &new, &changes));
+    Ok(if changes.iter().any(report_diff::Change::is_regression) {
         ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     })
 }
 

@@ -5,7 +5,7 @@ use soulcheck_harness::{
     Implementation, Observation, Outcome, ReportedDiagnostic, Request, Validator,
 };
 
-use crate::diagnostic::Report;
+use crate::diagnostic::{Format, Report};
 use crate::{check, Input};
 
 /// The in-process reference validator.
@@ -34,11 +34,11 @@ pub fn observation(report: &Report) -> Observation {
         .map(|diagnostic| ReportedDiagnostic {
             rule: diagnostic.rule.id.to_owned(),
             severity: diagnostic.severity,
-            location: soulcheck_harness::Location {
+            location: Some(soulcheck_harness::Location {
                 pointer: diagnostic.location.pointer.clone(),
                 line: diagnostic.location.position.map(|position| position.line),
                 column: diagnostic.location.position.map(|position| position.column),
-            },
+            }),
             message: diagnostic.message.clone(),
         })
         .collect();
@@ -55,6 +55,12 @@ impl Validator for Reference {
             name: "soulcheck reference".to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
             language: "Rust".to_owned(),
+            homepage: String::new(),
+            formats: Format::ALL
+                .iter()
+                .map(|format| format.name().to_owned())
+                .collect(),
+            operations: Vec::new(),
         }
     }
 

@@ -392,8 +392,14 @@ impl<'s> Checker<'s> {
     /// closed"; every listed field is required).
     fn closed_object(&mut self, node: &Node<'_>, pointer: &str, fields: &[&str]) {
         let members = node.as_object().unwrap_or_default();
-        for member in members {
-            if !fields.contains(&member.key.as_ref()) {
+        for (index, member) in members.iter().enumerate() {
+            // A repeated key is reported by soul-kit.json.duplicate-key; like every other
+            // check, this one looks at the first occurrence only, so an unknown key is
+            // reported once however often it repeats.
+            let repeated = members[..index]
+                .iter()
+                .any(|earlier| earlier.key == member.key);
+            if !repeated && !fields.contains(&member.key.as_ref()) {
                 let message = format!("unknown member {:?}; this object is closed", member.key);
                 self.at(
                     rule::OBJECT_UNKNOWN_KEY,

@@ -10,8 +10,13 @@
 
 pub mod catalogue;
 pub mod corpus;
+pub mod expectations;
 pub mod export;
+pub mod external;
 pub mod format;
+pub mod libtest;
+pub mod persistent;
+pub mod process;
 pub mod report;
 pub mod runner;
 pub mod selfcheck;

@@ -1,15 +1,16 @@
 //! Runs cases against a validator and judges each outcome against the case's expectation.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::catalogue::Catalogue;
+use crate::catalogue::{Catalogue, Severity};
 use crate::corpus::{Case, ExpectedDiagnostic, ExpectedVerdict, Verdict};
+use crate::expectations::Expectations;
 use crate::tree::{materialise_temp, Materialised};
 use crate::validator::{Input, Observation, Outcome, Request, Validator};
 
@@ -64,6 +65,23 @@ pub enum Judgement {
     },
     /// The validator did not answer in time.
     TimedOut,
+    /// The validator broke the protocol.
+    ProtocolError {
+        /// What was wrong.
+        message: String,
+    },
+    /// A known failure listed in the expectations file.
+    ExpectedFailure {
+        /// The failure as it happened.
+        actual: Box<Judgement>,
+        /// The reason the expectations file gives.
+        reason: String,
+    },
+    /// A case listed as a known failure passed: remove it from the expectations file.
+    UnexpectedPass {
+        /// The reason the expectations file gave.
+        reason: String,
+    },
     /// The harness could not prepare the case's input (a corpus defect).
     InputError {
         /// What went wrong.
@@ -75,6 +93,15 @@ impl Judgement {
     /// Whether the case passed.
     pub fn is_pass(&self) -> bool {
         matches!(self, Judgement::Pass)
+    }
+
+    /// Whether the case counts against the validator: anything but a pass, a skip or a
+    /// failure the expectations file already lists.
+    pub fn is_failure(&self) -> bool {
+        !matches!(
+            self,
+            Judgement::Pass | Judgement::Skipped { .. } | Judgement::ExpectedFailure { .. }
+        )
     }
 
     /// Whether the case was skipped.
@@ -92,6 +119,9 @@ impl Judgement {
             Judgement::Skipped { .. } => "skipped",
             Judgement::Crashed { .. } => "crash",
             Judgement::TimedOut => "timeout",
+            Judgement::ProtocolError { .. } => "protocol-error",
+            Judgement::ExpectedFailure { .. } => "expected-failure",
+            Judgement::UnexpectedPass { .. } => "unexpected-pass",
             Judgement::InputError { .. } => "input-error",
         }
     }
@@ -125,6 +155,13 @@ impl Judgement {
             Judgement::Skipped { reason } => format!("skipped: {reason}"),
             Judgement::Crashed { message } => format!("crashed: {message}"),
             Judgement::TimedOut => "timed out".to_owned(),
+            Judgement::ProtocolError { message } => format!("protocol error: {message}"),
+            Judgement::ExpectedFailure { actual, reason } => {
+                format!("expected failure ({reason}): {}", actual.explain())
+            }
+            Judgement::UnexpectedPass { reason } => {
+                format!("listed as a known failure ({reason}) but passed: remove it from the expectations file")
+            }
             Judgement::InputError { message } => format!("could not prepare the input: {message}"),
         }
     }
@@ -143,6 +180,9 @@ pub struct CaseResult {
     /// Wall time spent in the validator.
     #[serde(skip)]
     pub duration: Duration,
+    /// What the validator said, when it said anything judgeable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actual: Option<Observation>,
 }
 
 /// A case's input, ready for a validator, together with what must outlive the
@@ -202,10 +242,16 @@ pub fn run_case(
     case: &Case,
     catalogue: &Catalogue,
     strictness: Strictness,
-) -> (Judgement, Duration) {
+) -> CaseRun {
     let input = match prepare_input(case) {
         Ok(input) => input,
-        Err(message) => return (Judgement::InputError { message }, Duration::ZERO),
+        Err(message) => {
+            return CaseRun {
+                judgement: Judgement::InputError { message },
+                duration: Duration::ZERO,
+                actual: None,
+            }
+        }
     };
     let request = Request {
         case_id: &case.id,
@@ -227,7 +273,27 @@ pub fn run_case(
             }
         });
     let duration = started.elapsed();
-    (judge(case, &outcome, catalogue, strictness), duration)
+    let judgement = judge(case, &outcome, catalogue, strictness);
+    let actual = match outcome {
+        Outcome::Observed(observation) => Some(observation),
+        _ => None,
+    };
+    CaseRun {
+        judgement,
+        duration,
+        actual,
+    }
+}
+
+/// What running one case produced.
+#[derive(Debug, Clone)]
+pub struct CaseRun {
+    /// The judgement.
+    pub judgement: Judgement,
+    /// Time spent in the validator.
+    pub duration: Duration,
+    /// The validator's answer, when it gave one.
+    pub actual: Option<Observation>,
 }
 
 /// Judges an outcome against a case's expectation.
@@ -250,6 +316,11 @@ pub fn judge(
             }
         }
         Outcome::TimedOut => return Judgement::TimedOut,
+        Outcome::ProtocolError { message } => {
+            return Judgement::ProtocolError {
+                message: message.clone(),
+            }
+        }
     };
     if let Some(expected) = &case.value {
         if observation.value.as_ref() != Some(expected) {
@@ -297,22 +368,49 @@ fn compare_diagnostics(
     for diagnostic in &case.diagnostics {
         *expected.entry(diagnostic.clone()).or_default() += 1;
     }
+    let expected_rules: BTreeSet<(&str, Severity)> = case
+        .diagnostics
+        .iter()
+        .map(|diagnostic| (diagnostic.rule.as_str(), diagnostic.severity))
+        .collect();
     let mut unexpected = Vec::new();
-    for diagnostic in reported {
+    // Located diagnostics first, so a location-less one only takes what they leave.
+    let (located, unlocated): (Vec<_>, Vec<_>) =
+        reported.iter().partition(|d| d.location.is_some());
+    for diagnostic in located {
         let key = ExpectedDiagnostic {
             rule: diagnostic.rule.clone(),
             severity: diagnostic.severity,
-            location: diagnostic.location.clone(),
+            location: diagnostic.location.clone().unwrap_or_default(),
         };
         match expected.get_mut(&key) {
             Some(count) if *count > 0 => *count -= 1,
             _ => {
                 // Conformance mode ignores diagnostics of rules the catalogue does not
                 // know: an implementation may have checks of its own.
-                let judged =
-                    strictness == Strictness::Reference || catalogue.get(&key.rule).is_some();
-                if judged {
+                if strictness == Strictness::Reference || catalogue.get(&key.rule).is_some() {
                     unexpected.push(key);
+                }
+            }
+        }
+    }
+    for diagnostic in unlocated {
+        // A diagnostic without a location matches its rule anywhere; repeating a rule
+        // the case expects is not an error.
+        let slot = expected.iter_mut().find(|(key, count)| {
+            **count > 0 && key.rule == diagnostic.rule && key.severity == diagnostic.severity
+        });
+        match slot {
+            Some((_, count)) => *count -= 1,
+            None if expected_rules.contains(&(diagnostic.rule.as_str(), diagnostic.severity)) => {}
+            None => {
+                if strictness == Strictness::Reference || catalogue.get(&diagnostic.rule).is_some()
+                {
+                    unexpected.push(ExpectedDiagnostic {
+                        rule: diagnostic.rule.clone(),
+                        severity: diagnostic.severity,
+                        location: Default::default(),
+                    });
                 }
             }
         }
@@ -331,28 +429,57 @@ fn compare_diagnostics(
     }
 }
 
-/// Runs `cases` against `validator` on `jobs` threads; results come back in case order.
+/// Options of a run beyond the validator and the cases.
+#[derive(Default)]
+pub struct RunOptions<'a> {
+    /// Parallel workers (at least one).
+    pub jobs: usize,
+    /// Stop scheduling new cases after the first failure.
+    pub fail_fast: bool,
+    /// Known failures to re-judge results against.
+    pub expectations: Option<&'a Expectations>,
+    /// Called once per finished case, in completion order (for streaming reports and
+    /// progress).
+    pub on_result: Option<&'a (dyn Fn(&CaseResult) + Sync)>,
+}
+
+/// Runs `cases` against `validator`; results come back in case order. With `fail_fast`,
+/// cases not started before the first failure are left out.
 pub fn run_all(
     validator: &dyn Validator,
     cases: &[&Case],
     catalogue: &Catalogue,
     strictness: Strictness,
-    jobs: usize,
+    options: &RunOptions<'_>,
 ) -> Vec<CaseResult> {
     let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
     let results = Mutex::new(Vec::with_capacity(cases.len()));
     std::thread::scope(|scope| {
-        for _ in 0..jobs.max(1) {
+        for _ in 0..options.jobs.max(1) {
             scope.spawn(|| loop {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
                 let index = next.fetch_add(1, Ordering::Relaxed);
                 let Some(case) = cases.get(index) else { break };
-                let (judgement, duration) = run_case(validator, case, catalogue, strictness);
-                let result = CaseResult {
+                let run = run_case(validator, case, catalogue, strictness);
+                let mut result = CaseResult {
                     name: case.name(),
                     index,
-                    judgement,
-                    duration,
+                    judgement: run.judgement,
+                    duration: run.duration,
+                    actual: run.actual,
                 };
+                if let Some(expectations) = options.expectations {
+                    expectations.apply(std::slice::from_mut(&mut result));
+                }
+                if options.fail_fast && result.judgement.is_failure() {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                if let Some(on_result) = options.on_result {
+                    on_result(&result);
+                }
                 results
                     .lock()
                     .unwrap_or_else(|poisoned| poisoned.into_inner())

@@ -343,18 +343,24 @@ fn make_symlink(_target: &str, path: &Path) -> Result<(), LoadError> {
     ))
 }
 
-#[cfg(all(unix, not(target_vendor = "apple")))]
 fn make_fifo(path: &Path) -> Result<(), LoadError> {
-    use rustix::fs::{mkfifoat, Mode, CWD};
-    mkfifoat(CWD, path, Mode::from_raw_mode(0o644))
-        .map_err(|errno| LoadError::io(path, std::io::Error::from(errno)))
+    create_fifo(path).map_err(|source| LoadError::io(path, source))
 }
 
+/// Creates a FIFO at `path` (mode 0644). Linux and the BSDs only: elsewhere it fails
+/// with `Unsupported`, and so does materialising or exporting a tree that holds one.
+#[cfg(all(unix, not(target_vendor = "apple")))]
+pub fn create_fifo(path: &Path) -> std::io::Result<()> {
+    use rustix::fs::{mkfifoat, Mode, CWD};
+    mkfifoat(CWD, path, Mode::from_raw_mode(0o644)).map_err(std::io::Error::from)
+}
+
+/// Creates a FIFO at `path`: not available on this platform.
 #[cfg(not(all(unix, not(target_vendor = "apple"))))]
-fn make_fifo(path: &Path) -> Result<(), LoadError> {
-    Err(LoadError::invalid(
-        path,
-        "FIFO entries are materialised on Linux and the BSDs only",
+pub fn create_fifo(_path: &Path) -> std::io::Result<()> {
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "FIFO entries are made on Linux and the BSDs only",
     ))
 }
 

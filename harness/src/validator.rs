@@ -19,6 +19,15 @@ pub struct Implementation {
     /// Implementation language.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub language: String,
+    /// Where to read about it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub homepage: String,
+    /// Formats it supports (empty: unknown, try them all).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub formats: Vec<String>,
+    /// Operations it supports besides `validate`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub operations: Vec<String>,
 }
 
 /// The input handed to a validator.
@@ -60,22 +69,25 @@ pub struct ReportedDiagnostic {
     pub rule: String,
     /// Severity.
     pub severity: Severity,
-    /// Location.
+    /// Location; `None` when the validator cannot say where (a diagnostic derived from a
+    /// mapping file), which then matches the rule at any location.
     #[serde(flatten)]
-    pub location: Location,
+    pub location: Option<Location>,
     /// Human-readable message (never compared).
     #[serde(default)]
     pub message: String,
 }
 
 /// What a validator said about one input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Observation {
     /// Its verdict.
     pub verdict: Verdict,
     /// Its diagnostics, when it reports them in a form the harness can read.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub diagnostics: Option<Vec<ReportedDiagnostic>>,
     /// The result of a non-`validate` operation.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<serde_json::Value>,
 }
 
@@ -97,6 +109,12 @@ pub enum Outcome {
     },
     /// The validator did not answer in time. Never counted as a rejection.
     TimedOut,
+    /// The validator answered something the protocol does not allow (an unreadable
+    /// reply, a JSON verdict that contradicts its exit code, a wrong sequence number).
+    ProtocolError {
+        /// What was wrong.
+        message: String,
+    },
 }
 
 /// A validator under test.

@@ -2,62 +2,17 @@
 //! self-check must catch each kind of corpus defect, recipes must build exact sizes, and
 //! the judge must tell reference strictness from conformance.
 
+mod common;
+
 use std::path::Path;
+
+use common::{good_corpus, write};
 
 use soulcheck_harness::runner::judge;
 use soulcheck_harness::{
     selfcheck, Catalogue, Corpus, Implementation, Location, Observation, Outcome,
     ReportedDiagnostic, Request, Severity, Strictness, Validator, Verdict,
 };
-
-const RULES: &str = r#"
-format = "soul-kit"
-spec = "soul-kit-v1.md"
-
-[[rule]]
-id = "soul-kit.name.length"
-level = "must"
-severity = "error"
-section = "Field table: name"
-requirement = "name is 1 to 80 characters."
-
-[[rule]]
-id = "soul-kit.json.bom"
-level = "may"
-severity = "error"
-section = "opening paragraph"
-requirement = "No byte order mark."
-decision = "Rejected by the reference."
-"#;
-
-fn write(root: &Path, path: &str, text: &str) {
-    let path = root.join(path);
-    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-    std::fs::write(path, text).expect("write");
-}
-
-/// A small corpus that passes the self-check.
-fn good_corpus(root: &Path) {
-    write(root, "soul-kit/rules.toml", RULES);
-    write(
-        root,
-        "soul-kit/name-ok/case.toml",
-        "description = \"a good name\"\nrules = [\"soul-kit.name.length\"]\nverdict = \"accept\"\ninput = \"input.soulkit.json\"\n",
-    );
-    write(root, "soul-kit/name-ok/input.soulkit.json", "{}\n");
-    write(
-        root,
-        "soul-kit/name-long/case.toml",
-        "description = \"a long name\"\nrules = [\"soul-kit.name.length\"]\nverdict = \"reject\"\ninput = \"input.soulkit.json\"\n\n[[diagnostic]]\nrule = \"soul-kit.name.length\"\npointer = \"/name\"\n",
-    );
-    write(root, "soul-kit/name-long/input.soulkit.json", "{}\n");
-    write(
-        root,
-        "soul-kit/bom/case.toml",
-        "description = \"leading BOM\"\nrules = [\"soul-kit.json.bom\"]\nverdict = \"implementation-defined\"\nreference = \"reject\"\ninput = \"input.soulkit.json\"\n\n[[diagnostic]]\nrule = \"soul-kit.json.bom\"\nline = 1\ncolumn = 1\n",
-    );
-    write(root, "soul-kit/bom/input.soulkit.json", "\u{feff}{}\n");
-}
 
 fn problems(root: &Path) -> Vec<String> {
     let catalogue = Catalogue::load(root).expect("catalogue");
@@ -186,7 +141,7 @@ fn observed(verdict: Verdict, diagnostics: Vec<(&str, Location)>) -> Outcome {
                 .map(|(rule, location)| ReportedDiagnostic {
                     rule: rule.to_owned(),
                     severity: Severity::Error,
-                    location,
+                    location: Some(location),
                     message: String::new(),
                 })
                 .collect(),
@@ -332,7 +287,10 @@ fn a_panicking_validator_is_a_crash_not_a_rejection() {
         &cases,
         &catalogue,
         Strictness::Conformance,
-        2,
+        &soulcheck_harness::runner::RunOptions {
+            jobs: 2,
+            ..Default::default()
+        },
     );
     assert_eq!(results.len(), cases.len());
     assert!(results

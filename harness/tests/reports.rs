@@ -1,0 +1,225 @@
+//! Reports: the JSON Lines record reads back and tells an interrupted run from a complete
+//! one, `diff` finds changed cases, expectations re-judge results, and the XML, Markdown,
+//! badge and certificate outputs say what happened.
+
+mod common;
+
+use std::path::Path;
+
+use soulcheck_harness::expectations::Expectations;
+use soulcheck_harness::report::{badge, certificate, diff, jsonl, junit, markdown, Summary};
+use soulcheck_harness::runner::{CaseResult, Judgement};
+use soulcheck_harness::{Catalogue, Corpus, Implementation, Verdict};
+
+fn load(root: &Path) -> (Corpus, Catalogue) {
+    common::good_corpus(root);
+    (
+        Corpus::load(root).expect("corpus"),
+        Catalogue::load(root).expect("catalogue"),
+    )
+}
+
+fn result(corpus: &Corpus, id: &str, judgement: Judgement) -> CaseResult {
+    let index = corpus
+        .cases
+        .iter()
+        .position(|case| case.id == id)
+        .expect("case");
+    CaseResult {
+        name: corpus.cases[index].name(),
+        index,
+        judgement,
+        duration: std::time::Duration::from_millis(3),
+        actual: None,
+    }
+}
+
+fn header(corpus: &Corpus) -> jsonl::Header {
+    jsonl::Header {
+        soulcheck_version: "test".to_owned(),
+        corpus_hash: corpus.content_hash().expect("hash"),
+        cases: corpus.cases.len(),
+        mode: "per-case".to_owned(),
+        command: Some("tool {path}".to_owned()),
+        implementation: Implementation::default(),
+        settings: serde_json::json!({}),
+        started_at: jsonl::now(),
+    }
+}
+
+#[test]
+fn jsonl_round_trip_and_interrupted_runs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (corpus, _) = load(&dir.path().join("cases"));
+    let wrong = Judgement::WrongVerdict {
+        expected: "reject".to_owned(),
+        actual: Verdict::Accept,
+    };
+    let results = [
+        result(&corpus, "name-ok", Judgement::Pass),
+        result(&corpus, "name-long", wrong),
+    ];
+
+    let interrupted = dir.path().join("interrupted.jsonl");
+    let writer = jsonl::Writer::create(&interrupted, &header(&corpus)).expect("writer");
+    writer.record(jsonl::Record::new(
+        &corpus.cases[results[0].index],
+        &results[0],
+    ));
+    drop(writer);
+    let log = jsonl::Log::read(&interrupted).expect("read");
+    assert!(
+        !log.is_complete(),
+        "a run without a footer must not look complete"
+    );
+    assert_eq!(log.records.len(), 1);
+
+    let complete = dir.path().join("complete.jsonl");
+    let writer = jsonl::Writer::create(&complete, &header(&corpus)).expect("writer");
+    for result in &results {
+        writer.record(jsonl::Record::new(&corpus.cases[result.index], result));
+    }
+    let cases: Vec<_> = corpus.cases.iter().collect();
+    writer.finish(jsonl::Footer {
+        complete: true,
+        finished_at: jsonl::now(),
+        summary: Summary::new(&cases, &results).overall,
+    });
+    let log = jsonl::Log::read(&complete).expect("read");
+    assert!(log.is_complete());
+    assert_eq!(log.records[1].result, "wrong-verdict");
+
+    let changes = diff::changes(&jsonl::Log::read(&interrupted).expect("read"), &log);
+    assert_eq!(changes.len(), 1);
+    assert_eq!(changes[0].name, "soul-kit/name-long");
+    assert_eq!(
+        (changes[0].old.as_str(), changes[0].new.as_str()),
+        ("absent", "wrong-verdict")
+    );
+    let text = diff::render(
+        &jsonl::Log::read(&interrupted).expect("read"),
+        &log,
+        &changes,
+    );
+    assert!(text.contains("the old report is incomplete"), "{text}");
+}
+
+#[test]
+fn regressions_are_flagged() {
+    let change = diff::Change {
+        name: "soul-kit/x".to_owned(),
+        old: "pass".to_owned(),
+        new: "crash".to_owned(),
+    };
+    assert!(change.is_regression());
+    let fixed = diff::Change {
+        name: "soul-kit/x".to_owned(),
+        old: "crash".to_owned(),
+        new: "pass".to_owned(),
+    };
+    assert!(!fixed.is_regression());
+}
+
+#[test]
+fn expectations_rejudge_and_reject_unknown_cases() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (corpus, _) = load(&dir.path().join("cases"));
+    let path = dir.path().join("expectations.toml");
+    std::fs::write(&path, "[[failure]]\ncase = \"soul-kit/name-long\"\nreason = \"known\"\n\n[[failure]]\ncase = \"soul-kit/name-ok\"\nreason = \"fixed since\"\n").expect("write");
+    let expectations = Expectations::load(&path, &corpus.cases).expect("load");
+    let mut results = vec![
+        result(&corpus, "name-long", Judgement::TimedOut),
+        result(&corpus, "name-ok", Judgement::Pass),
+    ];
+    expectations.apply(&mut results);
+    assert_eq!(results[0].judgement.name(), "expected-failure");
+    assert!(!results[0].judgement.is_failure());
+    assert_eq!(results[1].judgement.name(), "unexpected-pass");
+    assert!(results[1].judgement.is_failure());
+
+    // Bootstrapping lists the timed-out case and reloads cleanly.
+    let written = dir.path().join("written.toml");
+    std::fs::write(&written, Expectations::render_from(&results)).expect("write");
+    let text = std::fs::read_to_string(&written).expect("read");
+    assert!(
+        text.contains("soul-kit/name-long") && !text.contains("soul-kit/name-ok"),
+        "{text}"
+    );
+    Expectations::load(&written, &corpus.cases).expect("reload");
+
+    std::fs::write(
+        &path,
+        "[[failure]]\ncase = \"soul-kit/nonexistent\"\nreason = \"x\"\n",
+    )
+    .expect("write");
+    assert!(Expectations::load(&path, &corpus.cases).is_err());
+}
+
+#[test]
+fn junit_markdown_badges_and_certificates() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (corpus, catalogue) = load(&dir.path().join("cases"));
+    let cases: Vec<_> = corpus.cases.iter().collect();
+    let crash = Judgement::Crashed {
+        message: "killed by signal 11 & <more>".to_owned(),
+    };
+    let results = vec![
+        result(&corpus, "bom", Judgement::Pass),
+        result(&corpus, "name-long", crash),
+        result(&corpus, "name-ok", Judgement::Pass),
+    ];
+    let xml = junit::render(&cases, &results);
+    assert!(xml.contains("tests=\"3\" failures=\"1\""), "{xml}");
+    assert!(
+        xml.contains("&amp; &lt;more&gt;"),
+        "XML must be escaped: {xml}"
+    );
+
+    let summary = Summary::new(&cases, &results);
+    let badge = badge::render(
+        soulcheck_harness::Format::SoulKit,
+        &summary.formats[&soulcheck_harness::Format::SoulKit],
+    );
+    assert_eq!(badge["message"], "66% passing");
+
+    let certificates = certificate::issue(
+        &cases,
+        &results,
+        &catalogue,
+        &Implementation::default(),
+        "sha256:x",
+    );
+    assert_eq!(certificates.len(), 1);
+    assert!(!certificates[0].certified);
+    assert!(certificates[0]
+        .reasons
+        .iter()
+        .any(|reason| reason.contains("name-long crash")));
+
+    let passing = vec![
+        result(&corpus, "bom", Judgement::Pass),
+        result(&corpus, "name-long", Judgement::Pass),
+        result(&corpus, "name-ok", Judgement::Pass),
+    ];
+    let certificates = certificate::issue(
+        &cases,
+        &passing,
+        &catalogue,
+        &Implementation::default(),
+        "sha256:x",
+    );
+    assert!(certificates[0].certified, "{:?}", certificates[0].reasons);
+
+    let text = markdown::render(
+        "run",
+        &Summary::new(&cases, &results),
+        &[],
+        &cases,
+        &results,
+    );
+    assert!(
+        text.contains("| soul-kit | 2 | 1 | 0 | 0 | 66% |"),
+        "{text}"
+    );
+    assert!(text.contains("`soul-kit/name-long` **crash**"), "{text}");
+}
