@@ -51,7 +51,7 @@ impl std::fmt::Display for Unsupported {
 impl std::error::Error for Unsupported {}
 
 /// Operations besides `validate` that the reference implements, for some format each.
-pub const OPERATIONS: &[&str] = &[];
+pub const OPERATIONS: &[&str] = &["fingerprint", "voice-profile", "whoami"];
 
 /// Runs `operation` (`validate` for plain validation) on `input` as `format`.
 pub fn check(
