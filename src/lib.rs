@@ -87,10 +87,15 @@ pub fn check(
 /// command line does when `--format` is not given.
 pub fn detect_format(path: &Path) -> Option<Format> {
     if path.is_dir() {
-        if path.join("manifest.json").is_file() {
+        // A bundle is told by its manifest's marker. A manifest.json without the marker
+        // (or one that is not even a regular file) still makes the directory a bundle to
+        // check, unless a SKILL.md says it is a skill package shipping a manifest of its own.
+        let has_manifest = std::fs::symlink_metadata(path.join("manifest.json")).is_ok();
+        let has_skill = path.join("SKILL.md").is_file();
+        if compose_bundle::holds_bundle_marker(path) || (has_manifest && !has_skill) {
             return Some(Format::ComposeBundle);
         }
-        if path.join("SKILL.md").is_file() {
+        if has_skill {
             return Some(Format::SkillPackage);
         }
         return None;

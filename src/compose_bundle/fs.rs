@@ -133,7 +133,7 @@ pub(crate) fn read_json_file(
 /// reader then refuses it as too large). The open neither follows a symlink nor blocks,
 /// and the opened file must still be regular, so swapping the entry for a symlink or a
 /// FIFO after the check cannot lead the read elsewhere or hang it.
-fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+pub(crate) fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
     let file = open_no_follow(path)?;
     if !file.metadata()?.is_file() {
         return Err(std::io::Error::other("not a regular file"));

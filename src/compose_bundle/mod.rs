@@ -76,6 +76,23 @@ pub fn check_tree(root: &Path) -> Report {
     sink.report
 }
 
+/// Whether `root/manifest.json` is a regular file holding a JSON object whose format is
+/// the bundle marker; read like every other bundle file (no symlink, bounded).
+pub fn holds_bundle_marker(root: &Path) -> bool {
+    let path = root.join("manifest.json");
+    let regular = std::fs::symlink_metadata(&path).is_ok_and(|metadata| metadata.is_file());
+    let Some(bytes) = regular.then(|| fs::read_regular(&path).ok()).flatten() else {
+        return false;
+    };
+    json::read(&bytes, LIMITS).is_ok_and(|document| {
+        document
+            .root
+            .get("format")
+            .and_then(|member| member.value.as_str())
+            == Some("agent-compose.bundle")
+    })
+}
+
 /// Collects diagnostics. `spans` is false for trees, whose diagnostics point into several
 /// files, so no single source can be underlined.
 pub(crate) struct Sink {
