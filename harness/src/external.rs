@@ -381,7 +381,8 @@ impl Mapping {
 }
 
 /// Copies a tree for a validator: directories and regular files are copied, symlinks are
-/// recreated as symlinks (never followed), anything else is skipped.
+/// recreated as symlinks (never followed), FIFOs as FIFOs (tree cases hold them; see
+/// [`crate::tree`]); sockets and devices are skipped.
 pub fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(to)?;
     for entry in std::fs::read_dir(from)? {
@@ -394,7 +395,19 @@ pub fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
             copy_tree(&entry.path(), &target)?;
         } else if kind.is_file() {
             std::fs::copy(entry.path(), &target)?;
+        } else if is_fifo(kind) {
+            crate::tree::create_fifo(&target)?;
         }
     }
     Ok(())
+}
+
+#[cfg(unix)]
+fn is_fifo(kind: std::fs::FileType) -> bool {
+    std::os::unix::fs::FileTypeExt::is_fifo(&kind)
+}
+
+#[cfg(not(unix))]
+fn is_fifo(_kind: std::fs::FileType) -> bool {
+    false
 }
