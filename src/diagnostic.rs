@@ -65,30 +65,77 @@ impl Position {
     /// each byte that does not continue a UTF-8 sequence counts as one, so positions stay
     /// defined inside invalid UTF-8.
     pub fn of(text: &[u8], offset: usize) -> Position {
-        let offset = offset.min(text.len());
-        let mut line = 1u32;
-        let mut line_start = 0;
-        let mut index = 0;
-        while index < offset {
-            match text[index] {
-                b'\n' => {
-                    line += 1;
-                    line_start = index + 1;
-                }
-                b'\r' if text.get(index + 1) != Some(&b'\n') => {
-                    line += 1;
-                    line_start = index + 1;
-                }
-                _ => {}
+        LineIndex::new(text).position(text, offset)
+    }
+}
+
+/// Where each line of a text starts, so that many positions in one document are found
+/// with one scan instead of one scan each. Lines end as in [`Position::of`]: at LF, CRLF
+/// or a lone CR.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    /// Indexes `source`.
+    pub fn new(source: &[u8]) -> LineIndex {
+        let mut starts = vec![0];
+        for (index, &byte) in source.iter().enumerate() {
+            let ends_line = match byte {
+                b'\n' => true,
+                b'\r' => source.get(index + 1) != Some(&b'\n'),
+                _ => false,
+            };
+            if ends_line {
+                starts.push(index + 1);
             }
-            index += 1;
         }
-        let column = text[line_start..offset]
+        LineIndex { starts }
+    }
+
+    /// The position of byte `offset` of the indexed `source`.
+    pub fn position(&self, source: &[u8], offset: usize) -> Position {
+        let offset = offset.min(source.len());
+        let line = self.line_of(offset);
+        let start = self.starts[line];
+        let column = source[start..offset]
             .iter()
-            .filter(|&&b| b & 0xC0 != 0x80)
-            .count() as u32
-            + 1;
-        Position { line, column }
+            .filter(|&&byte| byte & 0xC0 != 0x80)
+            .count();
+        Position {
+            line: u32::try_from(line + 1).unwrap_or(u32::MAX),
+            column: u32::try_from(column + 1).unwrap_or(u32::MAX),
+        }
+    }
+
+    /// What [`Location::text`] gives for `span`.
+    pub fn location(&self, source: &[u8], span: Span) -> Location {
+        Location {
+            pointer: None,
+            position: Some(self.position(source, span.start)),
+            span: Some(span),
+        }
+    }
+
+    /// The 0-based line holding byte `offset`.
+    fn line_of(&self, offset: usize) -> usize {
+        self.starts
+            .partition_point(|&start| start <= offset)
+            .saturating_sub(1)
+    }
+
+    /// The bytes of 0-based `line`, without its terminator.
+    fn line_range(&self, source: &[u8], line: usize) -> Range<usize> {
+        let start = self.starts[line];
+        let mut end = self.starts.get(line + 1).copied().unwrap_or(source.len());
+        if end > start && source.get(end - 1) == Some(&b'\n') {
+            end -= 1;
+        }
+        if end > start && source.get(end - 1) == Some(&b'\r') {
+            end -= 1;
+        }
+        start..end
     }
 }
 
@@ -229,6 +276,7 @@ impl Report {
     /// the offending span, then the verdict. `origin` names the input in headers.
     pub fn render(&self, source: &[u8], origin: &str) -> String {
         let renderer = Renderer::plain().term_width(100);
+        let lines = LineIndex::new(source);
         let mut out = String::new();
         for diagnostic in &self.diagnostics {
             let level = match diagnostic.severity {
@@ -239,7 +287,7 @@ impl Report {
                 .primary_title(diagnostic.message.as_str())
                 .id(diagnostic.rule.id);
             let where_ = describe_location(&diagnostic.location);
-            let text = match excerpt(source, diagnostic.location.span) {
+            let text = match excerpt(source, &lines, diagnostic.location.span) {
                 Some(excerpt) => {
                     let snippet = Snippet::source(excerpt.text)
                         .line_start(excerpt.first_line)
@@ -320,32 +368,37 @@ struct Excerpt<'a> {
 /// Longest excerpt rendered; a span inside a longer line is shown without source.
 const MAX_EXCERPT_BYTES: usize = 4096;
 
-fn excerpt(source: &[u8], span: Option<Span>) -> Option<Excerpt<'_>> {
+fn excerpt<'a>(source: &'a [u8], lines: &LineIndex, span: Option<Span>) -> Option<Excerpt<'a>> {
     let span = span?;
     if span.start > source.len() {
         return None;
     }
     let end = span.end.clamp(span.start, source.len());
-    let start = source[..span.start]
+    let first = lines.line_of(span.start);
+    let last = lines.line_of(end.saturating_sub(1).max(span.start));
+    let start = lines.line_range(source, first).start;
+    let stop = lines
+        .line_range(source, last)
+        .end
+        .max(end.min(source.len()));
+    let lone_cr = source[start..stop]
         .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |at| at + 1);
-    let stop = source[end..]
-        .iter()
-        .position(|&b| b == b'\n')
-        .map_or(source.len(), |at| end + at);
-    if stop - start > MAX_EXCERPT_BYTES {
+        .enumerate()
+        .any(|(at, &byte)| byte == b'\r' && source.get(start + at + 1) != Some(&b'\n'));
+    if stop - start > MAX_EXCERPT_BYTES || lone_cr {
+        // A lone CR ends a line here but not for the renderer; such spans are shown
+        // without source rather than with wrong line numbers.
         return None;
     }
     let text = std::str::from_utf8(&source[start..stop]).ok()?;
-    if !text.is_char_boundary(span.start - start) || !text.is_char_boundary(end - start) {
+    let (from, to) = (span.start - start, end.min(stop) - start);
+    if !text.is_char_boundary(from) || !text.is_char_boundary(to) {
         return None;
     }
-    let first_line = Position::of(source, start).line as usize;
     Some(Excerpt {
         text,
-        first_line,
-        span: span.start - start..end - start,
+        first_line: first + 1,
+        span: from..to,
     })
 }
 
@@ -363,5 +416,20 @@ mod tests {
         assert_eq!(Position::of(text, 8), Position { line: 3, column: 1 });
         // A lone CR ends a line too.
         assert_eq!(Position::of(text, 10), Position { line: 4, column: 1 });
+        // Past the end clamps to the end; an empty text has one line.
+        assert_eq!(Position::of(text, 99), Position { line: 4, column: 2 });
+        assert_eq!(Position::of(b"", 0), Position { line: 1, column: 1 });
+    }
+
+    #[test]
+    fn excerpts_drop_line_terminators_and_refuse_lone_cr() {
+        let crlf = b"{\r\n  \"a\": 1\r\n}\r\n";
+        let lines = LineIndex::new(crlf);
+        let shown = excerpt(crlf, &lines, Some(Span::new(8..9))).expect("excerpt");
+        assert_eq!(shown.text, "  \"a\": 1");
+        assert_eq!(shown.first_line, 2);
+        let lone = b"a\rbc\rd";
+        assert!(excerpt(lone, &LineIndex::new(lone), Some(Span::new(0..4))).is_none());
+        assert!(excerpt(lone, &LineIndex::new(lone), Some(Span::new(2..3))).is_some());
     }
 }

@@ -339,6 +339,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     let limits = Limits {
         timeout: Duration::from_secs_f64(args.timeout.max(0.001)),
         output_cap: args.output_cap,
+        ..Limits::default()
     };
     let (validator, strictness, mode): (Box<dyn Validator>, Strictness, &str) =
         match &args.validator {

@@ -60,7 +60,10 @@ impl Validator for Reference {
                 .iter()
                 .map(|format| format.name().to_owned())
                 .collect(),
-            operations: Vec::new(),
+            operations: crate::OPERATIONS
+                .iter()
+                .map(|operation| (*operation).to_owned())
+                .collect(),
         }
     }
 

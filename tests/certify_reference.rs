@@ -15,6 +15,7 @@ use soulcheck_harness::{Catalogue, Corpus, Strictness, Validator};
 const LIMITS: Limits = Limits {
     timeout: Duration::from_secs(20),
     output_cap: 16 * 1024 * 1024,
+    startup: Duration::from_secs(30),
 };
 
 fn certify(validator: &dyn Validator) {

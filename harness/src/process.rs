@@ -19,6 +19,9 @@ pub struct Limits {
     pub timeout: Duration,
     /// Bytes kept of each of stdout and stderr; the rest is read and discarded.
     pub output_cap: usize,
+    /// How long a persistent validator may take to greet: starting up is not part of a
+    /// case's budget, and a slow start under load must not look like a hang.
+    pub startup: Duration,
 }
 
 impl Default for Limits {
@@ -26,6 +29,7 @@ impl Default for Limits {
         Limits {
             timeout: Duration::from_secs(5),
             output_cap: 4 * 1024 * 1024,
+            startup: Duration::from_secs(30),
         }
     }
 }

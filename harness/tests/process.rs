@@ -18,9 +18,18 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// Generous enough for a shell or Python to start on a loaded machine.
 const LIMITS: Limits = Limits {
+    timeout: Duration::from_secs(10),
+    output_cap: 64 * 1024,
+    startup: Duration::from_secs(10),
+};
+
+/// For validators that hang: the deadline is what is under test.
+const SHORT: Limits = Limits {
     timeout: Duration::from_millis(500),
     output_cap: 64 * 1024,
+    startup: Duration::from_secs(10),
 };
 
 /// Runs every case of the small corpus and returns the judgement names by case ID, after
@@ -175,6 +184,11 @@ fn persistent_protocol_errors_and_timeouts() {
 
 #[test]
 fn a_validator_that_never_greets_does_not_start() {
-    let error = PersistentValidator::start(&fixture("hang.sh").display().to_string(), LIMITS).err();
+    let quick_start = Limits {
+        startup: Duration::from_millis(500),
+        ..SHORT
+    };
+    let error =
+        PersistentValidator::start(&fixture("hang.sh").display().to_string(), quick_start).err();
     assert!(error.is_some_and(|message| message.contains("did not start")));
 }

@@ -1,0 +1,763 @@
+//! SOUL.md, the DuDuClaw agent identity document (`../shared/specs/soul-md.md`): freeform
+//! Markdown with four hard checks (UTF-8, a role title, no frontmatter, the stored SHA-256
+//! fingerprint) and soft ones reported as warnings (the required sections, the shape of
+//! the Personality and Core Responsibilities lists, heading levels, size).
+//!
+//! The checker reads the text with pulldown-cmark, so CommonMark decides what a heading or
+//! a list is, and keeps a small outline of it: the headings and the lists that are direct
+//! children of the document, with their byte spans in the original file. The rules are
+//! checked against that outline. The catalogue (`cases/soul-md/rules.toml`) records every
+//! reading the spec leaves open; the comments below name the rule each check enforces.
+
+use std::collections::HashMap;
+
+use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use sha2::{Digest, Sha256};
+
+use crate::diagnostic::rules::soul_md as rule;
+use crate::diagnostic::{Diagnostic, Format, LineIndex, Location, Report, RuleId, Span};
+use crate::text;
+use crate::Context;
+
+/// The recommended maximum size, in estimated tokens (spec: "keep under 4,000 tokens").
+pub const RECOMMENDED_MAX_TOKENS: usize = 4_000;
+
+/// Bytes counted as one token by the size estimate; see `soul-md.size.tokens`.
+pub const BYTES_PER_TOKEN: usize = 4;
+
+/// Smallest and largest number of Core Responsibilities (spec: "Numbered list of 4-8").
+pub const RESPONSIBILITIES: std::ops::RangeInclusive<usize> = 4..=8;
+
+/// The key of the stored fingerprint in the case context and on the command line.
+pub const FINGERPRINT_CONTEXT_KEY: &str = "fingerprint";
+
+const BOM: &str = "\u{FEFF}";
+
+const IDENTITY: &str = "Identity";
+const PERSONALITY: &str = "Personality";
+const CORE_RESPONSIBILITIES: &str = "Core Responsibilities";
+
+/// The required sections other than Identity, in the spec's order.
+const OTHER_REQUIRED: &[&str] = &[
+    PERSONALITY,
+    CORE_RESPONSIBILITIES,
+    "Response Style",
+    "Escalation Rules",
+];
+
+/// Every section name the spec knows: the required ones, then the optional ones (the
+/// table's four and the two spellings of the tone section).
+const KNOWN_SECTIONS: &[&str] = &[
+    IDENTITY,
+    PERSONALITY,
+    CORE_RESPONSIBILITIES,
+    "Response Style",
+    "Escalation Rules",
+    "Domain Knowledge",
+    "Greeting Templates",
+    "Prohibited Topics",
+    "Evolution Notes",
+    "Terminology & Tone",
+    "Tone",
+];
+
+/// The parenthesis pairs that may hold a qualifier after a section name.
+const QUALIFIER_PARENTHESES: &[(char, char)] = &[('(', ')'), ('（', '）')];
+
+/// Characters that may stand between a bold trait label and its description.
+const LABEL_SEPARATORS: &[char] = &[':', '：', '—', '–', '-'];
+
+/// The fingerprint of a SOUL.md: the SHA-256 digest of its exact bytes as 64 lowercase
+/// hex digits (`soul-md.fingerprint.digest`). Nothing is normalised first.
+pub fn fingerprint(bytes: &[u8]) -> String {
+    format!("{:x}", Sha256::digest(bytes))
+}
+
+/// The size estimate of `soul-md.size.tokens`: bytes divided by four, rounded up.
+pub fn estimated_tokens(bytes: &[u8]) -> usize {
+    bytes.len().div_ceil(BYTES_PER_TOKEN)
+}
+
+/// The `fingerprint` operation: the document's fingerprint as the report's value.
+pub fn fingerprint_report(source: &[u8]) -> Report {
+    let mut report = Report::new(Format::SoulMd);
+    report.value = Some(serde_json::Value::String(fingerprint(source)));
+    report
+}
+
+/// Checks one SOUL.md. `context` may hold the stored fingerprint under
+/// [`FINGERPRINT_CONTEXT_KEY`].
+pub fn check(source: &[u8], context: &Context) -> Report {
+    let mut checker = Checker {
+        source,
+        lines: LineIndex::new(source),
+        report: Report::new(Format::SoulMd),
+    };
+    match std::str::from_utf8(source) {
+        Ok(text) => checker.markdown(text),
+        Err(error) => checker.invalid_utf8(&error),
+    }
+    checker.size();
+    checker.fingerprint(context);
+    checker.report
+}
+
+/// A heading that is a direct child of the document.
+struct Heading {
+    level: HeadingLevel,
+    /// Inline content as plain text, trimmed.
+    text: String,
+    span: Span,
+}
+
+/// A list that is a direct child of the document.
+struct List {
+    ordered: bool,
+    span: Span,
+    items: Vec<Item>,
+}
+
+/// A top-level item of such a list.
+struct Item {
+    span: Span,
+    /// The item's first paragraph as runs of bold and plain text.
+    lead: Vec<Run>,
+}
+
+/// A run of inline text that is all bold or all not bold.
+struct Run {
+    bold: bool,
+    text: String,
+}
+
+/// What the rules look at.
+#[derive(Default)]
+struct Outline {
+    /// The frontmatter block, when the document starts with one.
+    frontmatter: Option<Span>,
+    headings: Vec<Heading>,
+    lists: Vec<List>,
+}
+
+/// A level-2 heading and the byte range its content runs over.
+struct Section<'o> {
+    heading: &'o Heading,
+    /// The known section it is, if any.
+    known: Option<&'static str>,
+    /// From the end of the heading to the start of the next heading of level 1 or 2.
+    content: std::ops::Range<usize>,
+}
+
+impl Section<'_> {
+    /// The lists that start inside this section.
+    fn lists<'o>(&self, outline: &'o Outline) -> impl Iterator<Item = &'o List> {
+        let content = self.content.clone();
+        outline
+            .lists
+            .iter()
+            .filter(move |list| content.contains(&list.span.start))
+    }
+}
+
+struct Checker<'s> {
+    source: &'s [u8],
+    lines: LineIndex,
+    report: Report,
+}
+
+impl Checker<'_> {
+    /// A diagnostic at a place in the text; the marker covers the first line of `span`.
+    fn at(&mut self, rule: RuleId, span: Span, message: String) {
+        let span = first_line(self.source, span);
+        let location = self.lines.location(self.source, span);
+        self.report
+            .diagnostics
+            .push(Diagnostic::new(rule, location, message));
+    }
+
+    /// A diagnostic about the document as a whole.
+    fn whole(&mut self, rule: RuleId, message: String) {
+        self.report
+            .diagnostics
+            .push(Diagnostic::new(rule, Location::document(), message));
+    }
+
+    /// soul-md.encoding.utf8 (spec: "Encoding: UTF-8"; "File must be valid UTF-8").
+    /// Text that is not UTF-8 is not read as Markdown at all.
+    fn invalid_utf8(&mut self, error: &std::str::Utf8Error) {
+        let start = error.valid_up_to();
+        let length = error
+            .error_len()
+            .unwrap_or(self.source.len().saturating_sub(start));
+        let end = (start + length.max(1)).min(self.source.len());
+        let bytes: Vec<String> = self
+            .source
+            .get(start..end)
+            .unwrap_or_default()
+            .iter()
+            .map(|byte| format!("{byte:02X}"))
+            .collect();
+        let what = if error.error_len().is_none() {
+            "the file ends inside a UTF-8 sequence"
+        } else {
+            "invalid UTF-8"
+        };
+        let message = format!(
+            "{what} (bytes {} at offset {start}); SOUL.md must be UTF-8",
+            bytes.join(" ")
+        );
+        let location = self.lines.location(self.source, Span::new(start..end));
+        self.report
+            .diagnostics
+            .push(Diagnostic::new(rule::ENCODING_UTF8, location, message));
+    }
+
+    fn markdown(&mut self, text: &str) {
+        let outline = outline(text);
+        // soul-md.frontmatter.forbidden (spec: "Do not use YAML/TOML frontmatter — the file
+        // must be pure Markdown").
+        if let Some(span) = outline.frontmatter {
+            let delimiter = Span::new(span.start..(span.start + 3).min(span.end));
+            self.at(
+                rule::FRONTMATTER_FORBIDDEN,
+                delimiter,
+                "the file starts with a frontmatter block; SOUL.md is pure Markdown without YAML or TOML frontmatter".to_owned(),
+            );
+        }
+        self.title(&outline);
+        self.heading_levels(&outline);
+        let sections = sections(&outline);
+        self.required_sections(&sections);
+        self.duplicate_sections(&sections);
+        if let Some(section) = first_known(&sections, CORE_RESPONSIBILITIES) {
+            self.responsibilities(section, &outline);
+        }
+        if let Some(section) = first_known(&sections, PERSONALITY) {
+            self.personality(section, &outline);
+        }
+    }
+
+    /// soul-md.title.required (spec: "File must contain at least one # heading").
+    fn title(&mut self, outline: &Outline) {
+        let has_title = outline.headings.iter().any(|heading| {
+            heading.level == HeadingLevel::H1 && text::has_visible_content(&heading.text)
+        });
+        if !has_title {
+            self.whole(
+                rule::TITLE_REQUIRED,
+                "no level-1 heading (`# <Role Title>`) with text outside code blocks".to_owned(),
+            );
+        }
+    }
+
+    /// soul-md.heading.title-single and soul-md.heading.section-level (spec: "Use ## for
+    /// all sections; # is reserved for the role title").
+    fn heading_levels(&mut self, outline: &Outline) {
+        let mut titles = 0usize;
+        let mut in_section = false;
+        for heading in &outline.headings {
+            match heading.level {
+                HeadingLevel::H1 => {
+                    titles += 1;
+                    in_section = false;
+                    if titles > 1 {
+                        self.at(
+                            rule::HEADING_TITLE_SINGLE,
+                            heading.span,
+                            format!(
+                                "a further level-1 heading {:?}; `#` is reserved for the one role title, sections use `##`",
+                                heading.text
+                            ),
+                        );
+                    }
+                }
+                HeadingLevel::H2 => in_section = true,
+                level if !in_section => self.at(
+                    rule::HEADING_SECTION_LEVEL,
+                    heading.span,
+                    format!(
+                        "level-{} heading {:?} outside any `##` section; sections use `##`",
+                        level as u8, heading.text
+                    ),
+                ),
+                _ => {}
+            }
+        }
+    }
+
+    /// soul-md.section.identity (spec: "File should contain ## Identity section (warning
+    /// if missing)") and soul-md.section.required (spec: Required Sections).
+    fn required_sections(&mut self, sections: &[Section<'_>]) {
+        if first_known(sections, IDENTITY).is_none() {
+            self.whole(
+                rule::SECTION_IDENTITY,
+                "no `## Identity` section".to_owned(),
+            );
+        }
+        for name in OTHER_REQUIRED {
+            if first_known(sections, name).is_none() {
+                self.whole(rule::SECTION_REQUIRED, format!("no `## {name}` section"));
+            }
+        }
+    }
+
+    /// soul-md.section.duplicate (decision: the Evolution Engine locates sections by their
+    /// heading, so a repeated section is ambiguous).
+    fn duplicate_sections(&mut self, sections: &[Section<'_>]) {
+        let mut first_lines: HashMap<String, u32> = HashMap::new();
+        for section in sections {
+            let key = match section.known {
+                Some(name) => name.to_lowercase(),
+                None => section.heading.text.to_lowercase(),
+            };
+            let line = self
+                .lines
+                .position(self.source, section.heading.span.start)
+                .line;
+            match first_lines.get(&key) {
+                Some(first) => {
+                    let message = format!(
+                        "section {:?} repeats the section at line {first}",
+                        section.heading.text
+                    );
+                    self.at(rule::SECTION_DUPLICATE, section.heading.span, message);
+                }
+                None => {
+                    first_lines.insert(key, line);
+                }
+            }
+        }
+    }
+
+    /// soul-md.responsibilities.numbered and soul-md.responsibilities.count (spec:
+    /// "Numbered list of 4-8 main operational duties").
+    fn responsibilities(&mut self, section: &Section<'_>, outline: &Outline) {
+        let ordered: Vec<&List> = section.lists(outline).filter(|list| list.ordered).collect();
+        let Some(first) = ordered.first() else {
+            self.at(
+                rule::RESPONSIBILITIES_NUMBERED,
+                section.heading.span,
+                "Core Responsibilities holds no numbered list".to_owned(),
+            );
+            return;
+        };
+        let count: usize = ordered.iter().map(|list| list.items.len()).sum();
+        if !RESPONSIBILITIES.contains(&count) {
+            let message = format!(
+                "{count} numbered responsibilities; there should be {} to {}",
+                RESPONSIBILITIES.start(),
+                RESPONSIBILITIES.end()
+            );
+            self.at(rule::RESPONSIBILITIES_COUNT, first.span, message);
+        }
+    }
+
+    /// soul-md.personality.bullets and soul-md.personality.trait (spec: "Bulleted list of
+    /// personality traits. Each trait has a short label followed by a description").
+    fn personality(&mut self, section: &Section<'_>, outline: &Outline) {
+        let bullets: Vec<&List> = section
+            .lists(outline)
+            .filter(|list| !list.ordered)
+            .collect();
+        if bullets.is_empty() {
+            self.at(
+                rule::PERSONALITY_BULLETS,
+                section.heading.span,
+                "Personality holds no bulleted list of traits".to_owned(),
+            );
+            return;
+        }
+        for item in bullets.iter().flat_map(|list| &list.items) {
+            if !has_label_and_description(&item.lead) {
+                self.at(
+                    rule::PERSONALITY_TRAIT,
+                    item.span,
+                    "a trait should be a short label followed by a description, e.g. `**Patient** — handle repeated questions gracefully`".to_owned(),
+                );
+            }
+        }
+    }
+
+    /// soul-md.size.tokens (spec: "keep under 4,000 tokens for optimal prompt injection").
+    fn size(&mut self) {
+        let tokens = estimated_tokens(self.source);
+        if tokens > RECOMMENDED_MAX_TOKENS {
+            self.whole(
+                rule::SIZE_TOKENS,
+                format!(
+                    "about {tokens} tokens ({} bytes / {BYTES_PER_TOKEN}, rounded up); keep SOUL.md to at most {RECOMMENDED_MAX_TOKENS}",
+                    self.source.len()
+                ),
+            );
+        }
+    }
+
+    /// soul-md.fingerprint.match (spec: "SHA-256 hash must match stored fingerprint").
+    fn fingerprint(&mut self, context: &Context) {
+        let Some(stored) = context.get(FINGERPRINT_CONTEXT_KEY) else {
+            return;
+        };
+        let actual = fingerprint(self.source);
+        let message = match stored.as_str().map(str::trim) {
+            None => format!(
+                "the stored fingerprint is not a string; the file's SHA-256 is {actual}"
+            ),
+            Some(stored) if !is_sha256_hex(stored) => format!(
+                "the stored fingerprint {} is not 64 hex digits, so it matches nothing; the file's SHA-256 is {actual}",
+                abbreviate(stored)
+            ),
+            Some(stored) if stored.eq_ignore_ascii_case(&actual) => return,
+            Some(stored) => format!(
+                "SHA-256 fingerprint drift: the file's is {actual}, the stored one is {}",
+                stored.to_ascii_lowercase()
+            ),
+        };
+        self.whole(rule::FINGERPRINT_MATCH, message);
+    }
+}
+
+/// Reads the document into an outline. A leading byte order mark and a frontmatter block
+/// are set aside first; every span is an offset into the original text.
+fn outline(source: &str) -> Outline {
+    let mut outline = Outline::default();
+    let mut offset = if source.starts_with(BOM) {
+        BOM.len()
+    } else {
+        0
+    };
+    let rest = source.get(offset..).unwrap_or_default();
+    // Frontmatter is a metadata block opening the document. The metadata extensions are
+    // only asked about the first block: elsewhere they would read a thematic break and a
+    // setext heading as metadata, which CommonMark does not.
+    let mut metadata = Options::empty();
+    metadata.insert(Options::ENABLE_YAML_STYLE_METADATA_BLOCKS);
+    metadata.insert(Options::ENABLE_PLUSES_DELIMITED_METADATA_BLOCKS);
+    if let Some((Event::Start(Tag::MetadataBlock(_)), range)) =
+        Parser::new_ext(rest, metadata).into_offset_iter().next()
+    {
+        outline.frontmatter = Some(Span::new(offset + range.start..offset + range.end));
+        offset += range.end;
+    }
+    let body = source.get(offset..).unwrap_or_default();
+    Walker {
+        offset,
+        outline: &mut outline,
+        depth: 0,
+        heading: None,
+        list: None,
+        item: None,
+        lead_open: false,
+        bold: 0,
+    }
+    .walk(body);
+    outline
+}
+
+/// The state of one pass over the parser's events.
+struct Walker<'o> {
+    /// Where the parsed text starts in the file.
+    offset: usize,
+    outline: &'o mut Outline,
+    /// How many tags are open; 0 is the document itself.
+    depth: usize,
+    heading: Option<Heading>,
+    list: Option<List>,
+    item: Option<Item>,
+    /// Whether inline text still belongs to the current item's first paragraph.
+    lead_open: bool,
+    /// How many bold spans are open.
+    bold: usize,
+}
+
+impl Walker<'_> {
+    fn walk(&mut self, body: &str) {
+        for (event, range) in Parser::new_ext(body, Options::empty()).into_offset_iter() {
+            let span = Span::new(self.offset + range.start..self.offset + range.end);
+            match event {
+                Event::Start(tag) => {
+                    self.start(&tag, span);
+                    self.depth += 1;
+                }
+                Event::End(end) => {
+                    self.depth = self.depth.saturating_sub(1);
+                    self.end(end);
+                }
+                Event::Text(text) | Event::Code(text) => self.text(&text),
+                Event::SoftBreak | Event::HardBreak => self.text(" "),
+                _ => {}
+            }
+        }
+    }
+
+    fn start(&mut self, tag: &Tag<'_>, span: Span) {
+        match tag {
+            Tag::Heading { level, .. } if self.depth == 0 => {
+                self.heading = Some(Heading {
+                    level: *level,
+                    text: String::new(),
+                    span,
+                });
+            }
+            Tag::List(first_number) if self.depth == 0 => {
+                self.list = Some(List {
+                    ordered: first_number.is_some(),
+                    span,
+                    items: Vec::new(),
+                });
+            }
+            Tag::Item if self.depth == 1 && self.list.is_some() => {
+                self.item = Some(Item {
+                    span,
+                    lead: Vec::new(),
+                });
+                self.lead_open = true;
+            }
+            // The first paragraph of a loose item is its lead; in a tight item the text
+            // comes without a paragraph.
+            Tag::Paragraph
+                if self.depth == 2 && self.item.as_ref().is_some_and(|i| i.lead.is_empty()) => {}
+            Tag::Strong => self.bold += 1,
+            // Any other block inside an item (a nested list, a code block, a second
+            // paragraph) ends the lead.
+            other if self.depth >= 2 && !is_inline(other) => self.lead_open = false,
+            _ => {}
+        }
+    }
+
+    fn end(&mut self, end: TagEnd) {
+        match end {
+            TagEnd::Heading(_) if self.depth == 0 => {
+                if let Some(mut heading) = self.heading.take() {
+                    heading.text = heading.text.trim().to_owned();
+                    self.outline.headings.push(heading);
+                }
+            }
+            TagEnd::List(_) if self.depth == 0 => {
+                if let Some(list) = self.list.take() {
+                    self.outline.lists.push(list);
+                }
+            }
+            TagEnd::Item if self.depth == 1 => {
+                if let (Some(list), Some(item)) = (self.list.as_mut(), self.item.take()) {
+                    list.items.push(item);
+                }
+                self.lead_open = false;
+            }
+            TagEnd::Paragraph if self.depth == 2 => self.lead_open = false,
+            TagEnd::Strong => self.bold = self.bold.saturating_sub(1),
+            _ => {}
+        }
+    }
+
+    fn text(&mut self, text: &str) {
+        if let Some(heading) = self.heading.as_mut() {
+            heading.text.push_str(text);
+        }
+        if !self.lead_open {
+            return;
+        }
+        let Some(item) = self.item.as_mut() else {
+            return;
+        };
+        let bold = self.bold > 0;
+        match item.lead.last_mut() {
+            Some(run) if run.bold == bold => run.text.push_str(text),
+            _ => item.lead.push(Run {
+                bold,
+                text: text.to_owned(),
+            }),
+        }
+    }
+}
+
+/// Inline tags, which do not end an item's lead paragraph.
+fn is_inline(tag: &Tag<'_>) -> bool {
+    matches!(
+        tag,
+        Tag::Emphasis
+            | Tag::Strong
+            | Tag::Strikethrough
+            | Tag::Superscript
+            | Tag::Subscript
+            | Tag::Link { .. }
+            | Tag::Image { .. }
+    )
+}
+
+/// The level-2 headings with the content each one heads.
+fn sections(outline: &Outline) -> Vec<Section<'_>> {
+    let headings = &outline.headings;
+    headings
+        .iter()
+        .enumerate()
+        .filter(|(_, heading)| heading.level == HeadingLevel::H2)
+        .map(|(index, heading)| {
+            let end = headings[index + 1..]
+                .iter()
+                .find(|next| next.level <= HeadingLevel::H2)
+                .map_or(usize::MAX, |next| next.span.start);
+            Section {
+                heading,
+                known: KNOWN_SECTIONS
+                    .iter()
+                    .copied()
+                    .find(|name| names_section(&heading.text, name)),
+                content: heading.span.end..end,
+            }
+        })
+        .collect()
+}
+
+/// The first section that is the known section `name`.
+fn first_known<'a, 'o>(sections: &'a [Section<'o>], name: &str) -> Option<&'a Section<'o>> {
+    sections.iter().find(|section| section.known == Some(name))
+}
+
+/// Whether heading text names the section `name`: the same words ignoring letter case,
+/// optionally followed by one parenthesised qualifier, as in `Personality（溫暖、專業）`.
+fn names_section(heading: &str, name: &str) -> bool {
+    let heading = heading.to_lowercase();
+    let Some(rest) = heading.strip_prefix(&name.to_lowercase()) else {
+        return false;
+    };
+    if rest.is_empty() {
+        return true;
+    }
+    let rest = rest.trim_start();
+    QUALIFIER_PARENTHESES.iter().any(|&(open, close)| {
+        rest.strip_prefix(open)
+            .and_then(|inner| inner.strip_suffix(close))
+            .is_some_and(|inner| !inner.contains([')', '）']))
+    })
+}
+
+/// Whether a Personality item's lead is a label followed by a description.
+fn has_label_and_description(lead: &[Run]) -> bool {
+    let mut runs = lead.iter().skip_while(|run| run.text.trim().is_empty());
+    let Some(first) = runs.next() else {
+        return false;
+    };
+    if first.bold {
+        // `**Label** — description`: the bold run is the label.
+        let rest: String = runs.map(|run| run.text.as_str()).collect();
+        let description =
+            rest.trim_start_matches(|c: char| c.is_whitespace() || LABEL_SEPARATORS.contains(&c));
+        return text::has_visible_content(&first.text) && text::has_visible_content(description);
+    }
+    // `Label: description` and `Label — description` in plain text.
+    let plain: String = lead.iter().map(|run| run.text.as_str()).collect();
+    split_label(&plain).is_some_and(|(label, description)| {
+        text::has_visible_content(label) && text::has_visible_content(description)
+    })
+}
+
+/// Splits plain trait text at the first colon, en or em dash, or spaced hyphen.
+fn split_label(plain: &str) -> Option<(&str, &str)> {
+    const SEPARATORS: &[&str] = &[":", "：", "—", "–", " - "];
+    SEPARATORS
+        .iter()
+        .filter_map(|separator| plain.find(separator).map(|at| (at, at + separator.len())))
+        .min_by_key(|&(at, _)| at)
+        .map(|(at, after)| (&plain[..at], &plain[after..]))
+}
+
+/// Whether a stored fingerprint has the shape of a SHA-256 hex digest.
+fn is_sha256_hex(value: &str) -> bool {
+    value.len() == 64 && value.bytes().all(|byte| byte.is_ascii_hexdigit())
+}
+
+/// A stored value quoted for a message, shortened when long.
+fn abbreviate(value: &str) -> String {
+    const LIMIT: usize = 80;
+    if value.chars().count() <= LIMIT {
+        format!("{value:?}")
+    } else {
+        let head: String = value.chars().take(LIMIT).collect();
+        format!("{head:?}…")
+    }
+}
+
+/// The part of `span` on its first line, so a marker underlines one line of source.
+fn first_line(source: &[u8], span: Span) -> Span {
+    let end = span.end.min(source.len()).max(span.start);
+    let stop = source
+        .get(span.start..end)
+        .and_then(|bytes| bytes.iter().position(|&b| b == b'\n' || b == b'\r'))
+        .map_or(end, |at| span.start + at);
+    Span::new(span.start..stop.max(span.start))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(text: &str) -> Vec<Run> {
+        vec![Run {
+            bold: false,
+            text: text.to_owned(),
+        }]
+    }
+
+    #[test]
+    fn section_names() {
+        assert!(names_section("Identity", IDENTITY));
+        assert!(names_section("IDENTITY", IDENTITY));
+        assert!(names_section("Personality（溫暖、專業）", PERSONALITY));
+        assert!(names_section("Personality (warm)", PERSONALITY));
+        for other in [
+            "Identityfoo",
+            "Identity#",
+            "Identity and goals",
+            "Identity (a) (b)",
+            "My Identity",
+            "Identity (",
+        ] {
+            assert!(!names_section(other, IDENTITY), "{other}");
+        }
+        assert!(names_section("Tone", "Tone"));
+        assert!(!names_section("Terminology & Tone", "Tone"));
+    }
+
+    #[test]
+    fn trait_labels() {
+        let bold = |label: &str, rest: &str| {
+            vec![
+                Run {
+                    bold: true,
+                    text: label.to_owned(),
+                },
+                Run {
+                    bold: false,
+                    text: rest.to_owned(),
+                },
+            ]
+        };
+        assert!(has_label_and_description(&bold("Warm", " — greet")));
+        assert!(has_label_and_description(&bold("溫暖", "：熱情招呼")));
+        assert!(!has_label_and_description(&bold("Warm", " — ")));
+        assert!(!has_label_and_description(&bold("Warm", "")));
+        assert!(has_label_and_description(&run("Warm: greet everyone")));
+        assert!(has_label_and_description(&run("Warm - greet everyone")));
+        assert!(has_label_and_description(&run("Warm—greet everyone")));
+        assert!(!has_label_and_description(&run("Well-known and friendly")));
+        assert!(!has_label_and_description(&run("Patient")));
+        assert!(!has_label_and_description(&run(": nothing before")));
+        assert!(!has_label_and_description(&[]));
+    }
+
+    #[test]
+    fn fingerprint_is_lowercase_hex_of_raw_bytes() {
+        assert_eq!(
+            fingerprint(b""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+        assert_ne!(fingerprint(b"# T\n"), fingerprint(b"# T\r\n"));
+    }
+
+    #[test]
+    fn token_estimate_boundary() {
+        assert_eq!(estimated_tokens(&[b'a'; 16_000]), 4_000);
+        assert_eq!(estimated_tokens(&[b'a'; 16_001]), 4_001);
+        assert_eq!(estimated_tokens(b""), 0);
+    }
+}
