@@ -13,11 +13,15 @@
 //! - a byte span for every value and key, and JSON pointers for locating them.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt;
 
 use jiter::{Jiter, JiterError, JiterErrorType, JsonErrorType, Peek};
 
 use crate::diagnostic::Span;
+
+/// Member count from which an object's keys are indexed for duplicate detection.
+const INDEXED_FROM: usize = 32;
 
 /// Bounds a read respects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -425,6 +429,11 @@ impl<'a> Reader<'a> {
     fn object(&mut self, depth: usize, pointer: &str) -> Result<Value<'a>, ReadError> {
         let text = self.text;
         let mut members: Vec<Member<'a>> = Vec::new();
+        // Keys seen so far, by their index in `members`. Small objects (every object of a
+        // valid document here) are searched directly; past `INDEXED_FROM` members a hash
+        // index keeps duplicate detection linear, so a flat object with a million
+        // members cannot make the read quadratic.
+        let mut index: HashMap<Cow<'a, str>, usize> = HashMap::new();
         let mut key_start = self.jiter.current_index();
         let mut key = self
             .jiter
@@ -434,12 +443,24 @@ impl<'a> Reader<'a> {
         while let Some(name) = key {
             let key_span = self.key_span(key_start);
             let member_pointer = pointer_join(pointer, &name);
-            if let Some(first) = members.iter().find(|member| member.key == name) {
+            let first = if members.len() < INDEXED_FROM {
+                members.iter().position(|member| member.key == name)
+            } else {
+                if index.is_empty() {
+                    for (at, member) in members.iter().enumerate() {
+                        index.entry(member.key.clone()).or_insert(at);
+                    }
+                }
+                let found = index.get(&name).copied();
+                index.entry(name.clone()).or_insert(members.len());
+                found
+            };
+            if let Some(first) = first {
                 self.duplicates.push(DuplicateKey {
                     pointer: member_pointer.clone(),
                     key: name.to_string(),
                     span: key_span,
-                    first: first.key_span,
+                    first: members[first].key_span,
                 });
             }
             let value = self.value(depth + 1, &member_pointer)?;
@@ -574,6 +595,25 @@ mod tests {
         assert_eq!(start(r#"["\ud83d\ude00", "\\ud800", "x\ud800\ud800"]"#), 30);
         assert_eq!(start(r#"["\u0041\ud800\u0041"]"#), 8);
         assert_eq!(start(r#"["fine"]"#), 8);
+    }
+
+    #[test]
+    fn duplicates_in_large_objects_are_found_linearly() {
+        let mut text = String::from("{");
+        for n in 0..200_000 {
+            text.push_str(&format!("\"k{n}\":0,"));
+        }
+        text.push_str("\"k5\":1,\"k150000\":2}");
+        let document = read(
+            text.as_bytes(),
+            Limits {
+                max_bytes: 8 << 20,
+                max_depth: 4,
+            },
+        )
+        .expect("valid");
+        let found: Vec<&str> = document.duplicates.iter().map(|d| d.key.as_str()).collect();
+        assert_eq!(found, vec!["k5", "k150000"]);
     }
 
     #[test]
