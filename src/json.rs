@@ -18,7 +18,7 @@ use std::fmt;
 
 use jiter::{Jiter, JiterError, JiterErrorType, JsonErrorType, Peek};
 
-use crate::diagnostic::Span;
+use crate::diagnostic::{Diagnostic, Location, RuleId, Span};
 
 /// Member count from which an object's keys are indexed for duplicate detection.
 const INDEXED_FROM: usize = 32;
@@ -87,6 +87,57 @@ impl ReadError {
             | ReadError::TrailingData { offset }
             | ReadError::Syntax { offset, .. } => Some(*offset),
         }
+    }
+}
+
+/// The rule a format reports for each kind of read error, so every JSON format maps
+/// reader errors to its own catalogue the same way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadRules {
+    /// [`ReadError::TooLarge`].
+    pub size: RuleId,
+    /// [`ReadError::ByteOrderMark`].
+    pub bom: RuleId,
+    /// [`ReadError::InvalidUtf8`].
+    pub utf8: RuleId,
+    /// [`ReadError::LoneSurrogate`].
+    pub surrogate: RuleId,
+    /// [`ReadError::TooDeep`].
+    pub depth: RuleId,
+    /// [`ReadError::TrailingData`].
+    pub trailing: RuleId,
+    /// [`ReadError::Syntax`].
+    pub syntax: RuleId,
+}
+
+impl ReadError {
+    /// The rule this error breaks under a format's rules.
+    pub fn rule(&self, rules: &ReadRules) -> RuleId {
+        match self {
+            ReadError::TooLarge { .. } => rules.size,
+            ReadError::ByteOrderMark => rules.bom,
+            ReadError::InvalidUtf8 { .. } => rules.utf8,
+            ReadError::LoneSurrogate { .. } => rules.surrogate,
+            ReadError::TooDeep { .. } => rules.depth,
+            ReadError::TrailingData { .. } => rules.trailing,
+            ReadError::Syntax { .. } => rules.syntax,
+        }
+    }
+
+    /// Where the error points: the line and column of its offset (one byte underlined),
+    /// or the document as a whole for the size limit.
+    pub fn location(&self, source: &[u8]) -> Location {
+        match self.offset() {
+            Some(offset) => {
+                Location::text(source, Span::new(offset..(offset + 1).min(source.len())))
+            }
+            None => Location::document(),
+        }
+    }
+
+    /// The diagnostic this error gives under a format's rules.
+    pub fn diagnostic(&self, source: &[u8], rules: &ReadRules) -> Diagnostic {
+        Diagnostic::new(self.rule(rules), self.location(source), self.to_string())
     }
 }
 

@@ -26,7 +26,18 @@ use mediatype::{MediaType, ReadParams};
 
 use crate::diagnostic::rules::skill_package as rule;
 use crate::diagnostic::{Diagnostic, Format, Location, Position, Report, RuleId, Span};
-use crate::json::{self, pointer_join, Limits, Node, ReadError, Value};
+use crate::json::{self, pointer_join, Limits, Node, ReadError, ReadRules, Value};
+
+/// The rules reader errors break.
+const READ_RULES: ReadRules = ReadRules {
+    size: rule::ENVELOPE_SIZE,
+    bom: rule::JSON_BOM,
+    utf8: rule::JSON_UTF8,
+    surrogate: rule::JSON_SURROGATE,
+    depth: rule::JSON_DEPTH,
+    trailing: rule::JSON_TRAILING_DATA,
+    syntax: rule::JSON_SYNTAX,
+};
 
 pub use tree::check as check_tree;
 
@@ -394,27 +405,11 @@ impl<'s> Envelope<'s> {
     }
 
     fn read_error(&mut self, error: &ReadError) {
-        let rule = match error {
-            // skill-package.envelope.size (decision: 8 MiB bound on the envelope).
-            ReadError::TooLarge { .. } => rule::ENVELOPE_SIZE,
-            // skill-package.json.* (spec, Serialization: the envelope is JSON).
-            ReadError::ByteOrderMark => rule::JSON_BOM,
-            ReadError::InvalidUtf8 { .. } => rule::JSON_UTF8,
-            ReadError::LoneSurrogate { .. } => rule::JSON_SURROGATE,
-            ReadError::TooDeep { .. } => rule::JSON_DEPTH,
-            ReadError::TrailingData { .. } => rule::JSON_TRAILING_DATA,
-            ReadError::Syntax { .. } => rule::JSON_SYNTAX,
-        };
-        let location = match error.offset() {
-            Some(offset) => Location::text(
-                self.source,
-                Span::new(offset..(offset + 1).min(self.source.len())),
-            ),
-            None => Location::document(),
-        };
+        // skill-package.envelope.size (decision: 8 MiB bound on the envelope) and
+        // skill-package.json.* (spec, Serialization: the envelope is JSON).
         self.report
             .diagnostics
-            .push(Diagnostic::new(rule, location, error.to_string()));
+            .push(error.diagnostic(self.source, &READ_RULES));
     }
 
     fn root(&mut self, root: &Node<'_>) {
