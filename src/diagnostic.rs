@@ -75,13 +75,27 @@ impl Position {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LineIndex {
     starts: Vec<usize>,
+    /// Characters (bytes that do not continue a UTF-8 sequence) before every multiple of
+    /// [`LineIndex::BLOCK`] bytes, so a column is counted in bounded time however long its
+    /// line: one line of a megabyte with many diagnostics on it stays linear.
+    chars_before: Vec<usize>,
 }
 
 impl LineIndex {
+    const BLOCK: usize = 1024;
+
     /// Indexes `source`.
     pub fn new(source: &[u8]) -> LineIndex {
         let mut starts = vec![0];
+        let mut chars_before = Vec::with_capacity(source.len() / Self::BLOCK + 1);
+        let mut chars = 0;
         for (index, &byte) in source.iter().enumerate() {
+            if index % Self::BLOCK == 0 {
+                chars_before.push(chars);
+            }
+            if byte & 0xC0 != 0x80 {
+                chars += 1;
+            }
             let ends_line = match byte {
                 b'\n' => true,
                 b'\r' => source.get(index + 1) != Some(&b'\n'),
@@ -91,7 +105,21 @@ impl LineIndex {
                 starts.push(index + 1);
             }
         }
-        LineIndex { starts }
+        LineIndex {
+            starts,
+            chars_before,
+        }
+    }
+
+    /// Characters of the indexed `source` before byte `offset`.
+    fn chars(&self, source: &[u8], offset: usize) -> usize {
+        let block = offset / Self::BLOCK;
+        let base = self.chars_before.get(block).copied().unwrap_or(0);
+        let from = (block * Self::BLOCK).min(offset);
+        base + source[from..offset]
+            .iter()
+            .filter(|&&byte| byte & 0xC0 != 0x80)
+            .count()
     }
 
     /// The position of byte `offset` of the indexed `source`.
@@ -99,10 +127,7 @@ impl LineIndex {
         let offset = offset.min(source.len());
         let line = self.line_of(offset);
         let start = self.starts[line];
-        let column = source[start..offset]
-            .iter()
-            .filter(|&&byte| byte & 0xC0 != 0x80)
-            .count();
+        let column = self.chars(source, offset) - self.chars(source, start);
         Position {
             line: u32::try_from(line + 1).unwrap_or(u32::MAX),
             column: u32::try_from(column + 1).unwrap_or(u32::MAX),
@@ -405,6 +430,38 @@ fn excerpt<'a>(source: &'a [u8], lines: &LineIndex, span: Option<Span>) -> Optio
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Columns counted through the block index agree with counting from the line start,
+    /// on lines far longer than a block, with multi-byte characters across block edges.
+    #[test]
+    fn positions_agree_with_counting_across_blocks() {
+        let text = format!(
+            "{}\n{}\r\n\u{e9}x\r",
+            "a\u{e9}\u{1F375}".repeat(700),
+            "\u{3042}b".repeat(900)
+        );
+        let source = text.as_bytes();
+        let index = LineIndex::new(source);
+        for offset in (0..=source.len()).step_by(5) {
+            // A line ends at LF, or at a CR that no LF follows.
+            let line_start = (0..offset)
+                .rev()
+                .find(|&at| {
+                    source[at] == b'\n'
+                        || (source[at] == b'\r' && source.get(at + 1) != Some(&b'\n'))
+                })
+                .map_or(0, |at| at + 1);
+            let column = source[line_start..offset]
+                .iter()
+                .filter(|&&b| b & 0xC0 != 0x80)
+                .count();
+            assert_eq!(
+                index.position(source, offset).column as usize,
+                column + 1,
+                "offset {offset}"
+            );
+        }
+    }
 
     #[test]
     fn positions_count_lines_and_characters() {

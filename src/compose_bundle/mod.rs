@@ -25,7 +25,7 @@ mod voice;
 use std::path::Path;
 
 use crate::diagnostic::rules::compose_bundle as rule;
-use crate::diagnostic::{Diagnostic, Format, Location, Position, Report, RuleId, Span};
+use crate::diagnostic::{Diagnostic, Format, LineIndex, Location, Position, Report, RuleId, Span};
 use crate::json::{self, pointer_join, Document, Limits, Node, ReadError, ReadRules};
 
 /// The rules reader errors break: invalid UTF-8 and lone surrogates are both encoding
@@ -174,17 +174,21 @@ impl<'s> JsonFile<'s> {
         };
         // compose-bundle.json.duplicate-key (decision: a repeated key means different
         // things to different readers).
-        for duplicate in &document.duplicates {
-            let first = Position::of(self.source, duplicate.first.start);
-            sink.at(
-                rule::JSON_DUPLICATE_KEY,
-                self.pointer(&duplicate.pointer),
-                Some(duplicate.span),
-                format!(
-                    "duplicate key {:?}; first defined at line {}, column {}",
-                    duplicate.key, first.line, first.column
-                ),
-            );
+        // One line index serves every duplicate, so many duplicates stay linear.
+        if !document.duplicates.is_empty() {
+            let lines = LineIndex::new(self.source);
+            for duplicate in &document.duplicates {
+                let first = lines.position(self.source, duplicate.first.start);
+                sink.at(
+                    rule::JSON_DUPLICATE_KEY,
+                    self.pointer(&duplicate.pointer),
+                    Some(duplicate.span),
+                    format!(
+                        "duplicate key {:?}; first defined at line {}, column {}",
+                        duplicate.key, first.line, first.column
+                    ),
+                );
+            }
         }
         Some(document)
     }
