@@ -515,30 +515,44 @@ pub fn soulacy_package(files: usize) -> Vec<u8> {
     bytes
 }
 
-/// A JSON object of exactly `total` bytes holding as many members as fit, `"k<n>": 0`
-/// with distinct keys (or one repeated key when `distinct` is false): the widest object a
-/// size limit admits, which is where per-member costs that grow with the object's size
-/// would show.
-pub fn wide_object(total: usize, distinct: bool) -> Vec<u8> {
-    let mut document = String::with_capacity(total);
-    document.push('{');
+/// The keys of [`wide_object`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keys {
+    /// Every key distinct.
+    Distinct,
+    /// One key, repeated.
+    Same,
+    /// Distinct keys, then each of them once more in the same order, so every repetition
+    /// lies far from its first occurrence on the one line of the document.
+    Twice,
+}
+
+/// A JSON object of exactly `total` bytes, on one line, holding as many members
+/// `"k<n>": 0` as fit: the widest object a size limit admits, which is where per-member
+/// costs that grow with the object's size would show.
+pub fn wide_object(total: usize, keys: Keys) -> Vec<u8> {
+    let member = |index: usize| match keys {
+        Keys::Same => "\"k\":0".to_owned(),
+        _ => format!("\"k{index}\":0"),
+    };
+    let mut members = Vec::new();
+    let mut length = 2;
     let mut index = 0usize;
     loop {
-        let member = if distinct {
-            format!("\"k{index}\":0")
-        } else {
-            "\"k\":0".to_owned()
-        };
-        if document.len() + member.len() + 2 > total {
+        let next = member(index).len() + 1;
+        // With every key twice, room is needed for the member and its repetition.
+        let needed = if keys == Keys::Twice { 2 * next } else { next };
+        if length + needed > total {
             break;
         }
-        if index > 0 {
-            document.push(',');
-        }
-        document.push_str(&member);
+        length += needed;
+        members.push(member(index));
         index += 1;
     }
-    document.push('}');
+    if keys == Keys::Twice {
+        members.extend_from_slice(&members.clone());
+    }
+    let document = format!("{{{}}}", members.join(","));
     pad_after_first_byte(document, total)
 }
 
@@ -581,4 +595,230 @@ pub fn many_files_package(total: usize) -> Vec<u8> {
 pub fn padded_to(mut document: Vec<u8>, total: usize) -> Vec<u8> {
     document.resize(total, b' ');
     document
+}
+
+/// Text of exactly `bytes` UTF-8 bytes in lines of about 70 characters, in `style`
+/// (ASCII, or mostly multi-byte), the last line padded with `z` to the exact size.
+pub fn exact_text(rng: &mut Rng, bytes: usize, style: Text) -> String {
+    let mut out = String::with_capacity(bytes + 80);
+    while out.len() + 300 < bytes {
+        out.push_str(&text(rng, 70, style).replace('\n', " "));
+        out.push('\n');
+    }
+    while out.len() < bytes {
+        out.push('z');
+    }
+    assert_eq!(out.len(), bytes);
+    out
+}
+
+/// The head of a generated skill package: frontmatter with name and description, then a
+/// Markdown body.
+pub fn skill_head() -> String {
+    "---\nname: equipment-review\ndescription: Review a supplied equipment prediction and its dated evidence.\n---\n\
+     # Equipment review\n\nRecord the equipment identifier, evidence cutoff and evaluation window.\n\
+     Distinguish a predicted probability from a confirmed observed failure.\n\
+     List missing evidence and propose a next check without changing records.\n\
+     See `references/` for the long-form guides.\n"
+        .to_owned()
+}
+
+/// The files of a skill package: the head first, then `(path, content)` pairs.
+pub type SkillFiles = Vec<(String, String)>;
+
+/// A skill package whose one supporting file holds exactly `file_bytes` bytes of content
+/// in `style`, beside the head.
+pub fn skill_single_file(style: Text, file_bytes: usize) -> SkillFiles {
+    let mut rng = Rng::new(0x5C11 + style as u64);
+    vec![
+        ("SKILL.md".to_owned(), skill_head()),
+        (
+            "references/guide.md".to_owned(),
+            exact_text(&mut rng, file_bytes, style),
+        ),
+    ]
+}
+
+/// A skill package of the head and sixteen supporting files whose contents add up to
+/// exactly `total` bytes (each well under the per-file limit), in `style`.
+pub fn skill_many_files(style: Text, total: usize) -> SkillFiles {
+    let mut rng = Rng::new(0x5C12 + style as u64);
+    let head = skill_head();
+    let mut remaining = total - head.len();
+    let mut files = vec![("SKILL.md".to_owned(), head)];
+    for index in 0..16 {
+        let size = if index == 15 {
+            remaining
+        } else {
+            remaining / (16 - index)
+        };
+        let kind = ["references", "scripts", "assets"][index % 3];
+        files.push((
+            format!("{kind}/part-{index:02}.md"),
+            exact_text(&mut rng, size, style),
+        ));
+        remaining -= size;
+    }
+    files
+}
+
+/// The JSON envelope of a skill package (`version`, `kind`, `headPath`, `files`).
+pub fn skill_envelope(files: &SkillFiles) -> Vec<u8> {
+    let entries: Vec<serde_json::Value> = files
+        .iter()
+        .map(|(path, content)| {
+            let content_type = if path.ends_with(".md") {
+                "text/markdown"
+            } else {
+                "text/plain"
+            };
+            json!({"path": path, "content": content, "contentType": content_type})
+        })
+        .collect();
+    let envelope = json!({
+        "version": 1,
+        "kind": "asset-package",
+        "headPath": "SKILL.md",
+        "files": entries,
+    });
+    let mut bytes = serde_json::to_vec_pretty(&envelope).expect("a JSON value serialises");
+    bytes.push(b'\n');
+    bytes
+}
+
+/// Writes the files of a skill package below `root`.
+pub fn write_skill_tree(root: &std::path::Path, files: &SkillFiles) {
+    for (path, content) in files {
+        let path = root.join(path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create a directory");
+        }
+        std::fs::write(path, content).expect("write a file");
+    }
+}
+
+/// Writes an agent-compose bundle of realistic large size below `root` and returns its
+/// manifest's bytes: eight sources, `skills` selected skills each with its identity tree,
+/// four times as many excluded ones in the trace, and a content list of the role skill,
+/// every selected skill and the assets they carry (`content` entries in all).
+pub fn compose_bundle(root: &std::path::Path, skills: usize, content: usize) -> Vec<u8> {
+    let mut rng = Rng::new(0xB0D1E);
+    let digest = |text: &str| format!("sha256:{:x}", Sha256::digest(text.as_bytes()));
+    let sources: Vec<String> = (0..8)
+        .map(|index| {
+            if index == 0 {
+                "roster:core".to_owned()
+            } else {
+                format!("aos-public-{index}")
+            }
+        })
+        .collect();
+    let personalities = ["tenacious", "grounded", "curious"];
+    let selected: Vec<(String, String)> = (0..skills)
+        .map(|index| {
+            let skill = if index == 0 {
+                "role-eng-platform".to_owned()
+            } else {
+                format!(
+                    "method-{index:03}-{}",
+                    rng.pick(&["review", "deploy", "triage", "audit"])
+                )
+            };
+            (sources[index % sources.len()].clone(), skill)
+        })
+        .collect();
+    let mut decisions = vec![json!({
+        "subject": "role:eng-platform", "kind": "profile", "outcome": "selected", "reason": "requested role"
+    })];
+    for personality in personalities {
+        decisions.push(json!({
+            "subject": format!("personality:{personality}"), "kind": "profile",
+            "outcome": "selected", "reason": "declared by the role"
+        }));
+    }
+    for (source, skill) in &selected {
+        decisions.push(json!({
+            "subject": format!("skill:{skill}"), "kind": "skill", "source": source,
+            "outcome": "selected", "reason": text(&mut rng, 60, Text::Ascii)
+        }));
+    }
+    for index in 0..skills * 4 {
+        decisions.push(json!({
+            "subject": format!("skill:excluded-{index:04}"), "kind": "skill",
+            "source": sources[index % sources.len()], "outcome": "excluded",
+            "reason": text(&mut rng, 40, Text::Ascii)
+        }));
+    }
+    let trace = json!({"format": "agent-compose.trace", "decisions": decisions});
+    let mut entries = Vec::with_capacity(content);
+    for index in 0..content {
+        let id = match index {
+            0 => "roster:core:role:platform:identity".to_owned(),
+            index if index < skills => format!("{}:{}", selected[index].0, selected[index].1),
+            index => format!(
+                "{}:asset-{index:04}:{}",
+                sources[index % sources.len()],
+                rng.pick(&["invariant", "evaluation", "copy-contract", "personality"])
+            ),
+        };
+        entries.push(json!({"id": id, "digest": digest(&id)}));
+    }
+    let role_digest = digest("role-eng-platform");
+    let manifest = json!({
+        "format": "agent-compose.bundle",
+        "role": "eng-platform",
+        "role_skill": "role-eng-platform",
+        "role_skill_source": "roster:core:role:platform",
+        "role_skill_digest": role_digest,
+        "model_tier": "frontier",
+        "personalities": personalities,
+        "color": "#90a66a",
+        "identity": {"display_name": "Platform Engineer"},
+        "sources": sources,
+        "content": entries,
+        "delivery": {
+            "mode": "native-skills",
+            "instructions": "content/instructions.md",
+            "skills_root": "content/skills",
+        },
+    });
+    let manifest_bytes = serde_json::to_vec_pretty(&manifest).expect("a JSON value serialises");
+    let write = |path: &str, bytes: &[u8]| {
+        let path = root.join(path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create a directory");
+        }
+        std::fs::write(path, bytes).expect("write a file");
+    };
+    write("manifest.json", &manifest_bytes);
+    write(
+        "trace.json",
+        &serde_json::to_vec_pretty(&trace).expect("a JSON value serialises"),
+    );
+    write(
+        "content/instructions.md",
+        b"# Platform Engineer\n\nWork from the skills below.\n",
+    );
+    for (source, skill) in &selected {
+        let segment: String = source
+            .bytes()
+            .map(|byte| {
+                if byte.is_ascii_alphanumeric() || matches!(byte, b'.' | b'_' | b'-') {
+                    char::from(byte).to_string()
+                } else {
+                    format!("%{byte:02X}")
+                }
+            })
+            .collect();
+        write(
+            &format!("content/skills/{segment}/{skill}/SKILL.md"),
+            format!(
+                "---\nname: {skill}\ndescription: {}\n---\n# {skill}\n\n{}\n",
+                text(&mut rng, 80, Text::Ascii),
+                text(&mut rng, 400, Text::Ascii)
+            )
+            .as_bytes(),
+        );
+    }
+    manifest_bytes
 }

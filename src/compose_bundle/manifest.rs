@@ -2,6 +2,8 @@
 //! describe them, and the facts later checks need (entry points, role, personalities,
 //! boundaries, sources).
 
+use std::collections::HashSet;
+
 use crate::diagnostic::rules::compose_bundle as rule;
 use crate::diagnostic::Span;
 use crate::json::Node;
@@ -387,7 +389,8 @@ impl Checker<'_, '_, '_> {
                 "content records no logical content; it always holds the role skill".to_owned(),
             );
         }
-        let mut ids: Vec<&str> = Vec::new();
+        // Ids met so far; a set, so a manifest of many content entries stays linear.
+        let mut ids: HashSet<&str> = HashSet::new();
         for (index, item) in items.iter().enumerate() {
             let Some(entry) = Object::new(self.file, item, format!("/content/{index}"), self.sink)
             else {
@@ -398,7 +401,7 @@ impl Checker<'_, '_, '_> {
                 let pointer = entry.member_pointer("id");
                 let span = field_span(&entry, "id");
                 if self.name(id, &pointer, span) {
-                    if ids.contains(&id) {
+                    if ids.contains(id) {
                         // compose-bundle.content.unique (spec: "unique logical content IDs").
                         self.at(
                             rule::CONTENT_UNIQUE,
@@ -407,7 +410,7 @@ impl Checker<'_, '_, '_> {
                             format!("content id {id:?} is used twice"),
                         );
                     } else {
-                        ids.push(id);
+                        ids.insert(id);
                     }
                     self.stable_id(id, &pointer, span);
                 }
