@@ -355,9 +355,10 @@ fn soulacy_package(criterion: &mut Criterion, ratios: &mut Vec<Ratio>) {
     .compare(criterion, ratios);
 }
 
-/// A compose bundle is a directory: the reference verifies the tree (reading the manifest,
-/// the trace and the entries it names); the baselines read and parse the manifest and the
-/// trace, or only work on the manifest's bytes in memory.
+/// A compose bundle is a directory: the reference verifies the tree (walking every entry,
+/// reading the manifest and the trace, resolving the entry points). The baselines work on
+/// the manifest's bytes in memory, read and parse the manifest and the trace, and also
+/// list every entry of the tree as a naive importer would.
 fn compose_bundle(criterion: &mut Criterion, ratios: &mut Vec<Ratio>) {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let manifest = inputs::compose_bundle(dir.path(), 60, 600);
@@ -387,6 +388,16 @@ fn compose_bundle(criterion: &mut Criterion, ratios: &mut Vec<Ratio>) {
             (
                 "read_serde_json_value",
                 Box::new(move || {
+                    for path in json_files {
+                        let bytes = std::fs::read(path).unwrap_or_default();
+                        Baseline::SerdeJson.run(&bytes);
+                    }
+                }),
+            ),
+            (
+                "walk_read_serde_json_value",
+                Box::new(move || {
+                    black_box(walk(root));
                     for path in json_files {
                         let bytes = std::fs::read(path).unwrap_or_default();
                         Baseline::SerdeJson.run(&bytes);
@@ -510,6 +521,26 @@ fn oversize(criterion: &mut Criterion, ratios: &mut Vec<Ratio>) {
             format!("read_files/{}", total_limit + 1),
         ),
     });
+}
+
+/// Visits every entry below `root` without following links, as a naive importer listing
+/// a bundle does, and returns how many it found.
+fn walk(root: &Path) -> usize {
+    let mut found = 0;
+    let mut pending = vec![root.to_owned()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            found += 1;
+            let path = entry.path();
+            if std::fs::symlink_metadata(&path).is_ok_and(|metadata| metadata.is_dir()) {
+                pending.push(path);
+            }
+        }
+    }
+    found
 }
 
 /// Every regular file below `root`.

@@ -291,7 +291,9 @@ pub fn read(input: &[u8], limits: Limits) -> Result<Document<'_>, ReadError> {
     if input.starts_with(b"\xEF\xBB\xBF") {
         return Err(ReadError::ByteOrderMark);
     }
-    let text = std::str::from_utf8(input).map_err(|error| ReadError::InvalidUtf8 {
+    // simdutf8 checks many bytes at once; its `compat` errors say where the valid prefix
+    // ends exactly as the standard library does.
+    let text = simdutf8::compat::from_utf8(input).map_err(|error| ReadError::InvalidUtf8 {
         offset: error.valid_up_to(),
     })?;
     let mut reader = Reader {
@@ -441,25 +443,7 @@ impl<'a> Reader<'a> {
                     .known_bool(peek)
                     .map_err(|error| to_error(text, error))?,
             ),
-            Peek::String => {
-                let rest = text.get(start + 1..).unwrap_or_default();
-                let escaped = match rest.find('"') {
-                    Some(quote) => rest.as_bytes()[..quote].contains(&b'\\'),
-                    None => true,
-                };
-                if escaped {
-                    match self.jiter.known_str() {
-                        Ok(decoded) => Value::String(Cow::Owned(decoded.to_owned())),
-                        Err(error) => return Err(to_error(text, error)),
-                    }
-                } else {
-                    let raw = match self.jiter.known_bytes() {
-                        Ok(raw) => raw,
-                        Err(error) => return Err(to_error(text, error)),
-                    };
-                    Value::String(intern(text, raw))
-                }
-            }
+            Peek::String => self.string(start)?,
             Peek::Array | Peek::Object if depth > self.limits.max_depth => {
                 return Err(ReadError::TooDeep {
                     offset: start,
@@ -503,6 +487,49 @@ impl<'a> Reader<'a> {
             span: Span::new(start..self.jiter.current_index()),
             value,
         })
+    }
+
+    /// Reads the string starting at `start` (its opening quote). The whole input has
+    /// already been checked as UTF-8, so the parser is asked to check it again only where
+    /// that is cheap:
+    /// - a string without escapes is its raw text: the parser checks its syntax and hands
+    ///   the raw bytes back, and the string borrows them from the input;
+    /// - a string with escapes and ASCII raw text is decoded by the parser, which skips
+    ///   the UTF-8 check of an ASCII result;
+    /// - a string with escapes and non-ASCII raw text is checked by the parser (syntax
+    ///   and escapes) and decoded by serde_json, which does not check the UTF-8 of text it
+    ///   gets as a `str`.
+    ///
+    /// Only the text up to the first quote is looked at to choose (the closing quote, or
+    /// an escaped one): the result is the same whichever way is taken.
+    fn string(&mut self, start: usize) -> Result<Value<'a>, ReadError> {
+        let text = self.text;
+        let rest = text.get(start + 1..).unwrap_or_default();
+        let prefix = rest.find('"').and_then(|quote| rest.get(..quote));
+        let (escaped, ascii) = match prefix {
+            Some(prefix) => (prefix.contains('\\'), prefix.is_ascii()),
+            None => (true, true),
+        };
+        if escaped && ascii {
+            return match self.jiter.known_str() {
+                Ok(decoded) => Ok(Value::String(Cow::Owned(decoded.to_owned()))),
+                Err(error) => Err(to_error(text, error)),
+            };
+        }
+        let raw = match self.jiter.known_bytes() {
+            Ok(raw) => raw,
+            Err(error) => return Err(to_error(text, error)),
+        };
+        if !escaped {
+            return Ok(Value::String(intern(text, raw)));
+        }
+        let literal = text.get(start..start + raw.len() + 2).unwrap_or_default();
+        serde_json::from_str::<String>(literal)
+            .map(|decoded| Value::String(Cow::Owned(decoded)))
+            .map_err(|error| ReadError::Syntax {
+                offset: start,
+                message: error.to_string(),
+            })
     }
 
     fn object(&mut self, depth: usize, path: &Path<'_>) -> Result<Value<'a>, ReadError> {
@@ -675,6 +702,36 @@ mod tests {
             ),
             Err(ReadError::TooLarge { size: 2, limit: 1 })
         ));
+    }
+
+    /// The fast UTF-8 check reports the same offsets as the standard library, including
+    /// past the blocks it checks at once and for a sequence cut off by the end.
+    #[test]
+    fn utf8_errors_match_the_standard_library() {
+        let long = "é語🍵x".repeat(40);
+        let mut inputs: Vec<Vec<u8>> = vec![
+            b"[\"\xff\"]".to_vec(),
+            b"\xc3".to_vec(),
+            b"ok \xe8\xaa".to_vec(),
+            b"\xed\xa0\x80".to_vec(),
+            b"\xf4\x90\x80\x80".to_vec(),
+            b"\xc0\xaf".to_vec(),
+        ];
+        for cut in [1, 2, 3, 100, 333] {
+            let mut bytes = long.as_bytes().to_vec();
+            bytes.insert(cut, 0x80);
+            inputs.push(bytes);
+            inputs.push(long.as_bytes()[..cut].to_vec());
+        }
+        for input in inputs {
+            let fast = simdutf8::compat::from_utf8(&input)
+                .err()
+                .map(|error| (error.valid_up_to(), error.error_len()));
+            let std = std::str::from_utf8(&input)
+                .err()
+                .map(|error| (error.valid_up_to(), error.error_len()));
+            assert_eq!(fast, std, "{input:?}");
+        }
     }
 
     #[test]

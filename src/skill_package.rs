@@ -119,7 +119,8 @@ pub fn check_head_file(source: &[u8]) -> Report {
         return report;
     }
     // skill-package.file.text (spec: "All supported package contents are text").
-    let content = match std::str::from_utf8(source) {
+    // simdutf8's `compat` errors carry the same offsets as the standard library's.
+    let content = match simdutf8::compat::from_utf8(source) {
         Ok(content) => content,
         Err(error) => {
             let at = error.valid_up_to();

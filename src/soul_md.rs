@@ -94,7 +94,8 @@ pub fn check(source: &[u8], context: &Context) -> Report {
         lines: OnceCell::new(),
         report: Report::new(Format::SoulMd),
     };
-    match std::str::from_utf8(source) {
+    // simdutf8's `compat` errors carry the same offsets as the standard library's.
+    match simdutf8::compat::from_utf8(source) {
         Ok(text) => checker.markdown(text),
         Err(error) => checker.invalid_utf8(&error),
     }
@@ -191,7 +192,7 @@ impl Checker<'_> {
 
     /// soul-md.encoding.utf8 (spec: "Encoding: UTF-8"; "File must be valid UTF-8").
     /// Text that is not UTF-8 is not read as Markdown at all.
-    fn invalid_utf8(&mut self, error: &std::str::Utf8Error) {
+    fn invalid_utf8(&mut self, error: &simdutf8::compat::Utf8Error) {
         let start = error.valid_up_to();
         let length = error
             .error_len()

@@ -109,7 +109,7 @@ pub fn check(root: &Path) -> Report {
         }
         // skill-package.file.text (spec: "All supported package contents are text").
         if let Some(bytes) = &contents.complete {
-            if let Err(error) = std::str::from_utf8(bytes) {
+            if let Err(error) = simdutf8::compat::from_utf8(bytes) {
                 out.push(Diagnostic::new(
                     rule::FILE_TEXT,
                     Location {
@@ -157,7 +157,7 @@ pub fn check(root: &Path) -> Report {
         .complete
         .as_deref()
         .filter(|bytes| bytes.len() <= MAX_FILE_BYTES)
-        .and_then(|bytes| std::str::from_utf8(bytes).ok());
+        .and_then(|bytes| simdutf8::compat::from_utf8(bytes).ok());
     if let Some(text) = text {
         let place = Place::Tree {
             pointer: format!("/files/{index}/content"),
