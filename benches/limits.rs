@@ -414,40 +414,45 @@ fn compose_bundle(criterion: &mut Criterion, ratios: &mut Vec<Ratio>) {
 /// contrast (a check that reads the input grows with it). A skill directory is bounded by
 /// its total: 1 MiB + 1 byte spread over files, and one file of 64 MiB.
 fn oversize(criterion: &mut Criterion, ratios: &mut Vec<Ratio>) {
-    let documents: [(Format, &str, usize, &[u8]); 5] = [
+    let documents: [(&str, Format, &str, usize, &[u8]); 5] = [
         (
+            "soul-kit",
             Format::SoulKit,
             "kit.soulkit.json",
             soulcheck::soul_kit::MAX_BYTES,
             b"{\"format\": \"soulware.soul-kit\"}\n",
         ),
         (
+            "soulacy-package",
             Format::SoulacyPackage,
             "agent.soulacy-agent.json",
             soulcheck::soulacy::MAX_PACKAGE_BYTES,
             b"{\"schema_version\": \"soulacy.agent.package/v2\"}\n",
         ),
         (
+            "soulacy-sidecar",
             Format::SoulacySidecar,
             ".soulacy-package.json",
             soulcheck::soulacy::MAX_SIDECAR_BYTES,
             b"{\"schema_version\": \"soulacy.agent.package/v2\"}\n",
         ),
         (
+            "skill-package-envelope",
             Format::SkillPackage,
             "package.json",
             soulcheck::skill_package::MAX_ENVELOPE_BYTES,
             b"{\"version\": 1, \"kind\": \"asset-package\"}\n",
         ),
         (
+            "skill-package-head",
             Format::SkillPackage,
             "SKILL.md",
             soulcheck::skill_package::MAX_FILE_BYTES,
             b"---\nname: big\ndescription: A big head.\n---\n# Big\n",
         ),
     ];
-    for (format, name, limit, seed) in documents {
-        let group_name = format!("oversize-{}-{}", format.name(), name.replace('.', "-"));
+    for (label, format, name, limit, seed) in documents {
+        let group_name = format!("oversize-{label}");
         let mut group = criterion.benchmark_group(&group_name);
         group.sampling_mode(SamplingMode::Flat).sample_size(10);
         for size in [limit + 1, HUGE] {
