@@ -171,7 +171,7 @@ impl<'a> Subject<'a> {
         }
         group.bench_function("reference", |b| b.iter(|| (self.reference)()));
         for (name, work) in &self.baselines {
-            group.bench_function(*name, |b| b.iter(|| work()));
+            group.bench_function(*name, |b| b.iter(work));
         }
         group.finish();
         for (name, _) in &self.baselines {

@@ -588,18 +588,18 @@ impl<'a> Reader<'a> {
         Ok(Value::Object(members))
     }
 
-    /// The span of the key `name` just read. A key without escapes is a slice of the input,
-    /// so its quotes sit right around it. Otherwise the span starts at the first `"` after
-    /// `from` (the byte after `{` or after the previous value, so only whitespace and a
-    /// comma come before it) and ends at the last `"` before the parser's position (just
-    /// past the colon, so only whitespace and the colon come after it).
-    fn key_span(&self, from: usize, name: &Cow<'a, str>) -> Span {
-        if let Cow::Borrowed(key) = name {
-            // `intern` only borrows slices of the input, which a quote precedes.
-            let offset = (key.as_ptr() as usize).checked_sub(self.text.as_ptr() as usize);
-            if let Some(offset) = offset.filter(|&offset| offset > 0) {
-                return Span::new(offset - 1..offset + key.len() + 1);
-            }
+    /// The span of the key `name` just read. A key without escapes is a slice of the input
+    /// (an owned key lives elsewhere), so its quotes sit right around it. Otherwise the
+    /// span starts at the first `"` after `from` (the byte after `{` or after the previous
+    /// value, so only whitespace and a comma come before it) and ends at the last `"`
+    /// before the parser's position (just past the colon, so only whitespace and the colon
+    /// come after it).
+    fn key_span(&self, from: usize, name: &str) -> Span {
+        let base = self.text.as_ptr() as usize;
+        let at = name.as_ptr() as usize;
+        if at > base && at + name.len() < base + self.text.len() {
+            let offset = at - base;
+            return Span::new(offset - 1..offset + name.len() + 1);
         }
         let bytes = self.text.as_bytes();
         let here = self.jiter.current_index().min(bytes.len());
