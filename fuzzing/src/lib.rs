@@ -33,10 +33,10 @@ use generate::Generated;
 /// The reference keeps a node per value and a pointer per diagnostic, so a small
 /// constant factor is expected; super-linear behaviour (a quadratic copy, a line index
 /// rebuilt per diagnostic) blows through it.
-pub const ALLOCATION_PER_BYTE: usize = 1024;
+pub const ALLOCATION_PER_BYTE: usize = 512;
 
 /// Bytes a check may allocate whatever the input's size.
-pub const ALLOCATION_BASE: usize = 1 << 20;
+pub const ALLOCATION_BASE: usize = 256 * 1024;
 
 /// Bytes a check may allocate to refuse an input over its format's size limit: enough for
 /// the report and its message, far too little to hold a parse of the input.

@@ -53,6 +53,57 @@ pub fn corpus_seeds(root: &Path) -> Result<BTreeMap<Target, Vec<Seed>>, String> 
     Ok(seeds)
 }
 
+/// Worst-case shapes for time and memory, about `size` bytes each: deep nesting, a long
+/// key over a long array, many repeated keys over many lines, many distinct keys, many
+/// lines, many headings and list items. They are the regression inputs of the
+/// performance findings (a pointer copied per array item, a line index rebuilt per
+/// duplicate key), judged by the allocation invariant; each is named for messages.
+pub fn adversarial(size: usize) -> Vec<Seed> {
+    let items = |unit: &str| unit.repeat(size / unit.len().max(1));
+    let shape = |name: &str, text: String| Seed {
+        name: format!("adversarial/{name}"),
+        bytes: text.into_bytes(),
+    };
+    let quarter = size / 4;
+    vec![
+        shape("deep-arrays", format!("{}{}", "[".repeat(size / 2), "]".repeat(size / 2))),
+        shape(
+            "long-key-long-array",
+            format!(
+                "{{\"{}\":[{}1]}}",
+                "k".repeat(quarter * 2),
+                "1,".repeat(quarter / 2)
+            ),
+        ),
+        shape(
+            "repeated-keys-on-lines",
+            format!("{{{}\"k\":1}}", items("\"k\":1,\n")),
+        ),
+        shape(
+            "distinct-keys",
+            format!(
+                "{{{}\"end\":1}}",
+                (0..size / 12)
+                    .map(|index| format!("\"k{index}\":1,"))
+                    .collect::<String>()
+            ),
+        ),
+        shape("empty-objects", format!("[{}{{}}]", items("{},"))),
+        shape("nested-long-keys", {
+            let key = "x".repeat(size / 128);
+            format!("{}1{}", format!("{{\"{key}\":").repeat(60), "}".repeat(60))
+        }),
+        shape("blank-lines", items("\n")),
+        shape("headings", format!("# T\n{}", items("# a\n"))),
+        shape("sections", items("## Identity\n")),
+        shape("list-items", format!("## Core Responsibilities\n{}", items("1. a\n"))),
+        shape("bullets", format!("## Personality\n{}", items("- x\n"))),
+        shape("long-line", format!("# {}\n", "a".repeat(size))),
+        shape("lone-cr", items("a\r")),
+        shape("emphasis", items("**a")),
+    ]
+}
+
 /// The dictionary file of a target.
 pub fn dictionary_path(root: &Path, target: Target) -> PathBuf {
     root.join("fuzz")

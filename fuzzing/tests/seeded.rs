@@ -118,6 +118,18 @@ fn seeded(
                 .map_err(|error| fail(&format!("{} padded", seed.name), &data, error))?;
         }
     }
+    // Worst-case shapes, at the size of the smallest limit so every target reads them.
+    if target.takes_documents() {
+        let mut broken = Vec::new();
+        for shape in seeds::adversarial(60 * 1024) {
+            if let Err(error) = soulcheck_fuzzing::run(target, &shape.bytes, Some(&meter)) {
+                broken.push(format!("{}: {error}", shape.name));
+            }
+        }
+        if !broken.is_empty() {
+            return Err(format!("{}:\n{}", target.name(), broken.join("\n")).into());
+        }
+    }
     let mut random = SplitMix::new(seed ^ target.name().len() as u64);
     let mut used = 0usize;
     for index in 0..iterations {
