@@ -13,6 +13,7 @@
 //! - a byte span for every value and key, and JSON pointers for locating them.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt;
 
 use jiter::{Jiter, JiterError, JiterErrorType, JsonErrorType, Peek};
@@ -214,6 +215,12 @@ impl<'a> Node<'a> {
 pub fn pointer_join(base: &str, token: &str) -> String {
     let mut pointer = String::with_capacity(base.len() + token.len() + 1);
     pointer.push_str(base);
+    push_token(&mut pointer, token);
+    pointer
+}
+
+/// Appends `/` and an escaped reference token to a pointer in place.
+fn push_token(pointer: &mut String, token: &str) {
     pointer.push('/');
     for c in token.chars() {
         match c {
@@ -222,7 +229,6 @@ pub fn pointer_join(base: &str, token: &str) -> String {
             c => pointer.push(c),
         }
     }
-    pointer
 }
 
 /// Reads one JSON document under `limits`.
@@ -244,8 +250,9 @@ pub fn read(input: &[u8], limits: Limits) -> Result<Document<'_>, ReadError> {
         jiter: Jiter::new(input),
         limits,
         duplicates: Vec::new(),
+        path: Vec::new(),
     };
-    let root = reader.value(1, "")?;
+    let root = reader.value(1)?;
     reader
         .jiter
         .finish()
@@ -261,6 +268,18 @@ struct Reader<'a> {
     jiter: Jiter<'a>,
     limits: Limits,
     duplicates: Vec<DuplicateKey>,
+    /// The way from the root to the value being read. Pointers are built from it only
+    /// when a duplicate key needs one: building one per value would copy a long key once
+    /// per item of an array below it, quadratic in the input.
+    path: Vec<Step<'a>>,
+}
+
+/// One step of [`Reader::path`].
+enum Step<'a> {
+    /// An array item.
+    Index(usize),
+    /// An object member.
+    Key(Cow<'a, str>),
 }
 
 /// Classifies a parser error.
@@ -346,7 +365,7 @@ fn intern<'a>(text: &'a str, decoded: &str) -> Cow<'a, str> {
 }
 
 impl<'a> Reader<'a> {
-    fn value(&mut self, depth: usize, pointer: &str) -> Result<Node<'a>, ReadError> {
+    fn value(&mut self, depth: usize) -> Result<Node<'a>, ReadError> {
         let text = self.text;
         let peek = self.jiter.peek().map_err(|error| to_error(text, error))?;
         let start = self.jiter.current_index();
@@ -393,8 +412,10 @@ impl<'a> Reader<'a> {
                     .known_array()
                     .map_err(|error| to_error(text, error))?;
                 while more.is_some() {
-                    let item_pointer = format!("{pointer}/{}", items.len());
-                    items.push(self.value(depth + 1, &item_pointer)?);
+                    self.path.push(Step::Index(items.len()));
+                    let item = self.value(depth + 1);
+                    self.path.pop();
+                    items.push(item?);
                     more = self
                         .jiter
                         .array_step()
@@ -402,7 +423,7 @@ impl<'a> Reader<'a> {
                 }
                 Value::Array(items)
             }
-            Peek::Object => self.object(depth, pointer)?,
+            Peek::Object => self.object(depth)?,
             peek if peek.is_num() => {
                 if let Err(error) = self.jiter.known_number_bytes(peek) {
                     return Err(to_error(text, error));
@@ -422,9 +443,12 @@ impl<'a> Reader<'a> {
         })
     }
 
-    fn object(&mut self, depth: usize, pointer: &str) -> Result<Value<'a>, ReadError> {
+    fn object(&mut self, depth: usize) -> Result<Value<'a>, ReadError> {
         let text = self.text;
         let mut members: Vec<Member<'a>> = Vec::new();
+        // The first key span of every key seen, so a repeated key is found without
+        // comparing it with every earlier member.
+        let mut seen: HashMap<Cow<'a, str>, Span> = HashMap::new();
         let mut key_start = self.jiter.current_index();
         let mut key = self
             .jiter
@@ -433,20 +457,24 @@ impl<'a> Reader<'a> {
             .map(|key| intern(text, key));
         while let Some(name) = key {
             let key_span = self.key_span(key_start);
-            let member_pointer = pointer_join(pointer, &name);
-            if let Some(first) = members.iter().find(|member| member.key == name) {
-                self.duplicates.push(DuplicateKey {
-                    pointer: member_pointer.clone(),
+            match seen.get(&name) {
+                Some(&first) => self.duplicates.push(DuplicateKey {
+                    pointer: self.pointer_to(&name),
                     key: name.to_string(),
                     span: key_span,
-                    first: first.key_span,
-                });
+                    first,
+                }),
+                None => {
+                    seen.insert(name.clone(), key_span);
+                }
             }
-            let value = self.value(depth + 1, &member_pointer)?;
+            self.path.push(Step::Key(name.clone()));
+            let value = self.value(depth + 1);
+            self.path.pop();
             members.push(Member {
                 key: name,
                 key_span,
-                value,
+                value: value?,
             });
             key_start = self.jiter.current_index();
             key = self
@@ -456,6 +484,22 @@ impl<'a> Reader<'a> {
                 .map(|key| intern(text, key));
         }
         Ok(Value::Object(members))
+    }
+
+    /// The pointer of member `key` of the object being read.
+    fn pointer_to(&self, key: &str) -> String {
+        let mut pointer = String::new();
+        for step in &self.path {
+            match step {
+                Step::Index(index) => {
+                    pointer.push('/');
+                    pointer.push_str(&index.to_string());
+                }
+                Step::Key(name) => push_token(&mut pointer, name),
+            }
+        }
+        push_token(&mut pointer, key);
+        pointer
     }
 
     /// The span of the key just read: it starts at the first `"` after `from` (the byte

@@ -5,8 +5,10 @@
 //! the spec's field table gives, reporting every violation it finds. Each check names its
 //! rule constant; the rule's catalogue entry cites the passage and any decision taken.
 
+use std::collections::HashSet;
+
 use crate::diagnostic::rules::soul_kit as rule;
-use crate::diagnostic::{Diagnostic, Format, Location, Position, Report, RuleId, Span};
+use crate::diagnostic::{Diagnostic, Format, LineIndex, Location, Report, RuleId, Span};
 use crate::json::{self, pointer_join, Limits, Node, ReadError, Value};
 use crate::text;
 
@@ -85,8 +87,10 @@ impl<'s> Checker<'s> {
             Err(error) => return self.read_error(&error),
         };
         // soul-kit.json.duplicate-key (spec: "unknown properties and duplicate keys are invalid").
+        // One line index for all duplicates: building one per duplicate is quadratic.
+        let lines = LineIndex::new(self.source);
         for duplicate in &document.duplicates {
-            let first = Position::of(self.source, duplicate.first.start);
+            let first = lines.position(self.source, duplicate.first.start);
             self.at(
                 rule::JSON_DUPLICATE_KEY,
                 &duplicate.pointer,
@@ -392,13 +396,13 @@ impl<'s> Checker<'s> {
     /// closed"; every listed field is required).
     fn closed_object(&mut self, node: &Node<'_>, pointer: &str, fields: &[&str]) {
         let members = node.as_object().unwrap_or_default();
-        for (index, member) in members.iter().enumerate() {
+        // Keys met so far, so a repeat is found without comparing every earlier member.
+        let mut seen: HashSet<&str> = HashSet::new();
+        for member in members {
             // A repeated key is reported by soul-kit.json.duplicate-key; like every other
             // check, this one looks at the first occurrence only, so an unknown key is
             // reported once however often it repeats.
-            let repeated = members[..index]
-                .iter()
-                .any(|earlier| earlier.key == member.key);
+            let repeated = !seen.insert(member.key.as_ref());
             if !repeated && !fields.contains(&member.key.as_ref()) {
                 let message = format!("unknown member {:?}; this object is closed", member.key);
                 self.at(

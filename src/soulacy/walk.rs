@@ -6,7 +6,7 @@
 //! A format hands in its own rule constants through [`JsonRules`], so the same walk names
 //! `soulacy-package.*` rules for a package and `soulacy-sidecar.*` rules for a sidecar.
 
-use crate::diagnostic::{Diagnostic, Format, Location, Position, Report, RuleId, Span};
+use crate::diagnostic::{Diagnostic, Format, LineIndex, Location, Report, RuleId, Span};
 use crate::json::{self, pointer_join, Document, Limits, Member, Node, ReadError, Value};
 
 /// Nesting bound of both formats' reader (`*.json.depth`).
@@ -86,8 +86,10 @@ impl<'s> Walker<'s> {
                 return None;
             }
         };
+        // One line index for all duplicates: building one per duplicate is quadratic.
+        let lines = LineIndex::new(self.source);
         for duplicate in &document.duplicates {
-            let first = Position::of(self.source, duplicate.first.start);
+            let first = lines.position(self.source, duplicate.first.start);
             self.at(
                 self.rules.duplicate,
                 &duplicate.pointer,
