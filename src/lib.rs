@@ -5,9 +5,11 @@
 //! The reference is one validator among others: [`reference::Reference`] adapts it to the
 //! harness's `Validator` trait, and nothing in the harness depends on this crate.
 
+pub mod compose_bundle;
 pub mod diagnostic;
 pub mod json;
 pub mod reference;
+pub mod skill_package;
 pub mod soul_kit;
 pub mod soul_md;
 pub mod soulacy;
@@ -52,7 +54,13 @@ impl std::fmt::Display for Unsupported {
 impl std::error::Error for Unsupported {}
 
 /// Operations besides `validate` that the reference implements, for some format each.
-pub const OPERATIONS: &[&str] = &["fingerprint", "calendar-order", "requirements-gate"];
+pub const OPERATIONS: &[&str] = &[
+    "fingerprint",
+    "calendar-order",
+    "requirements-gate",
+    "voice-profile",
+    "whoami",
+];
 
 /// Runs `operation` (`validate` for plain validation) on `input` as `format`.
 pub fn check(
@@ -68,6 +76,12 @@ pub fn check(
     };
     match (format, operation, input) {
         (Format::SoulKit, "validate", Input::Document { bytes, .. }) => Ok(soul_kit::check(bytes)),
+        (Format::SkillPackage, "validate", Input::Document { name, bytes }) => {
+            Ok(skill_package::check_document(name, bytes))
+        }
+        (Format::SkillPackage, "validate", Input::Tree(root)) => {
+            Ok(skill_package::check_tree(root))
+        }
         (Format::SoulacyPackage, "validate", Input::Document { bytes, .. }) => {
             soulacy::check_package(bytes, context)
         }
@@ -86,6 +100,18 @@ pub fn check(
         (Format::SoulMd, "fingerprint", Input::Document { bytes, .. }) => {
             Ok(soul_md::fingerprint_report(bytes))
         }
+        (Format::ComposeBundle, "validate", Input::Tree(root)) => {
+            Ok(compose_bundle::check_tree(root))
+        }
+        (Format::ComposeBundle, "fingerprint", Input::Document { bytes, .. }) => {
+            Ok(compose_bundle::fingerprint_operation(bytes))
+        }
+        (Format::ComposeBundle, "voice-profile", Input::Document { bytes, .. }) => {
+            Ok(compose_bundle::voice_profile_operation(bytes))
+        }
+        (Format::ComposeBundle, "whoami", Input::Document { bytes, .. }) => {
+            Ok(compose_bundle::whoami_operation(bytes, context))
+        }
         _ => Err(unsupported()),
     }
 }
@@ -94,10 +120,15 @@ pub fn check(
 /// command line does when `--format` is not given.
 pub fn detect_format(path: &Path) -> Option<Format> {
     if path.is_dir() {
-        if path.join("manifest.json").is_file() {
+        // A bundle is told by its manifest's marker. A manifest.json without the marker
+        // (or one that is not even a regular file) still makes the directory a bundle to
+        // check, unless a SKILL.md says it is a skill package shipping a manifest of its own.
+        let has_manifest = std::fs::symlink_metadata(path.join("manifest.json")).is_ok();
+        let has_skill = path.join("SKILL.md").is_file();
+        if compose_bundle::holds_bundle_marker(path) || (has_manifest && !has_skill) {
             return Some(Format::ComposeBundle);
         }
-        if path.join("SKILL.md").is_file() {
+        if has_skill {
             return Some(Format::SkillPackage);
         }
         return None;

@@ -31,7 +31,10 @@ pub fn corpus_seeds(root: &Path) -> Result<BTreeMap<Target, Vec<Seed>>, String> 
     let corpus = Corpus::load(&root.join("cases")).map_err(|error| error.to_string())?;
     let mut seeds: BTreeMap<Target, Vec<Seed>> = BTreeMap::new();
     for case in &corpus.cases {
-        let Ok(Input::Document { bytes, .. }) = prepare_input(case) else {
+        let Ok(prepared) = prepare_input(case) else {
+            continue;
+        };
+        let Input::Document { bytes, .. } = prepared.input() else {
             continue;
         };
         for &target in Target::ALL {

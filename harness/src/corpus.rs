@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::catalogue::Severity;
 use crate::format::Format;
+use crate::tree::{TreeSpec, TreeTable};
 use crate::LoadError;
 
 /// Largest input a recipe may produce. Recipes exist to build boundary inputs a little
@@ -172,6 +173,9 @@ pub enum InputSource {
         /// Directory name inside the case directory.
         name: String,
     },
+    /// A directory tree built from an optional committed directory plus a description
+    /// of entries git cannot carry (symlinks, FIFOs, unportable names); see [`crate::tree`].
+    Tree(TreeSpec),
     /// Generated at load time, for large boundary inputs.
     Recipe(Recipe),
 }
@@ -193,7 +197,9 @@ pub struct Recipe {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_bytes: Option<usize>,
     /// File name the generated input gets (validators and exports see this name).
-    pub output: String,
+    /// Required for a document input; absent in a tree entry, whose path names the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
 }
 
 impl Recipe {
@@ -315,6 +321,8 @@ struct CaseFile {
     input: Option<String>,
     #[serde(default)]
     recipe: Option<Recipe>,
+    #[serde(default)]
+    tree: Option<TreeTable>,
     #[serde(default = "default_operation")]
     operation: String,
     #[serde(default)]
@@ -419,8 +427,8 @@ impl Case {
             (VerdictName::Reject, None, None) => ExpectedVerdict::Reject,
         };
 
-        let input = match (file.input, file.recipe) {
-            (Some(name), None) => {
+        let input = match (file.input, file.recipe, file.tree) {
+            (Some(name), None, tree) => {
                 let target = dir.join(&name);
                 if name.contains("..") || name.starts_with('/') || !target.exists() {
                     return Err(LoadError::invalid(
@@ -428,17 +436,24 @@ impl Case {
                         format!("input `{name}` is not a file or directory in the case"),
                     ));
                 }
-                if target.is_dir() {
-                    InputSource::Directory { name }
-                } else {
-                    InputSource::File { name }
+                match (target.is_dir(), tree) {
+                    (true, Some(tree)) => InputSource::Tree(tree.into_spec(Some(name), &path)?),
+                    (true, None) => InputSource::Directory { name },
+                    (false, None) => InputSource::File { name },
+                    (false, Some(_)) => {
+                        return Err(LoadError::invalid(
+                            &path,
+                            format!("`[tree]` needs `input` to name a directory, not file `{name}`"),
+                        ))
+                    }
                 }
             }
-            (None, Some(recipe)) => InputSource::Recipe(recipe),
+            (None, Some(recipe), None) => InputSource::Recipe(recipe),
+            (None, None, Some(tree)) => InputSource::Tree(tree.into_spec(None, &path)?),
             _ => {
                 return Err(LoadError::invalid(
                     &path,
-                    "a case needs exactly one of `input` and `[recipe]`",
+                    "a case needs exactly one of `input`, `[recipe]` and `[tree]` (or `input` naming a directory plus `[tree]`)",
                 ))
             }
         };
@@ -495,7 +510,8 @@ impl Case {
     pub fn input_name(&self) -> &str {
         match &self.input {
             InputSource::File { name } | InputSource::Directory { name } => name,
-            InputSource::Recipe(recipe) => &recipe.output,
+            InputSource::Recipe(recipe) => recipe.output.as_deref().unwrap_or_default(),
+            InputSource::Tree(tree) => &tree.name,
         }
     }
 
@@ -507,10 +523,25 @@ impl Case {
                 std::fs::read(&path).map_err(|source| LoadError::io(&path, source))
             }
             InputSource::Recipe(recipe) => recipe.build(&self.dir),
-            InputSource::Directory { name } => Err(LoadError::invalid(
-                &self.dir.join(name),
+            InputSource::Directory { .. } | InputSource::Tree(_) => Err(LoadError::invalid(
+                &self.dir.join(self.input_name()),
                 "a directory input has no single byte string",
             )),
+        }
+    }
+
+    /// The tree of a directory input, if the input is one: a plain committed directory
+    /// is a tree without described entries.
+    pub fn tree(&self) -> Option<TreeSpec> {
+        match &self.input {
+            InputSource::Tree(tree) => Some(tree.clone()),
+            InputSource::Directory { name } => Some(TreeSpec {
+                name: name.clone(),
+                base: Some(name.clone()),
+                entries: Vec::new(),
+                outside: Vec::new(),
+            }),
+            InputSource::File { .. } | InputSource::Recipe(_) => None,
         }
     }
 

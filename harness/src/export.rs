@@ -1,5 +1,11 @@
 //! `soulcheck cases export DIR`: writes the corpus as plain files plus JSON metadata, so an
 //! implementer in any language can use it without this tool. Recipes are expanded.
+//!
+//! Tree inputs are materialised in place: symlinks are written as symlinks (never
+//! followed), FIFOs as FIFOs, outside entries beside the root. `case.json` also carries
+//! the tree description (`tree`), so a consumer on a system that cannot hold such
+//! entries still knows what the tree was meant to contain. Exporting a case with a FIFO
+//! fails where FIFOs cannot be made (see [`crate::tree`]).
 
 use std::path::Path;
 
@@ -7,6 +13,7 @@ use serde_json::json;
 
 use crate::catalogue::Catalogue;
 use crate::corpus::{Corpus, InputSource};
+use crate::tree;
 use crate::LoadError;
 
 /// Writes every case to `dir/<format>/<case-id>/` (the input under its own name plus
@@ -27,17 +34,17 @@ pub fn export(corpus: &Corpus, catalogue: &Catalogue, dir: &Path) -> Result<usiz
     for case in &corpus.cases {
         let case_dir = dir.join(case.format.name()).join(&case.id);
         std::fs::create_dir_all(&case_dir).map_err(|source| LoadError::io(&case_dir, source))?;
-        match &case.input {
-            InputSource::File { .. } | InputSource::Recipe(_) => {
+        match case.tree() {
+            None => {
                 let target = case_dir.join(case.input_name());
                 std::fs::write(&target, case.input_bytes()?)
                     .map_err(|source| LoadError::io(&target, source))?;
             }
-            InputSource::Directory { name } => {
-                copy_tree(&case.dir.join(name), &case_dir.join(name))?
+            Some(spec) => {
+                tree::materialise(&case.dir, &spec, &case_dir)?;
             }
         }
-        let metadata = json!({
+        let mut metadata = json!({
             "id": case.id,
             "format": case.format,
             "operation": case.operation,
@@ -51,6 +58,9 @@ pub fn export(corpus: &Corpus, catalogue: &Catalogue, dir: &Path) -> Result<usiz
             "context": case.context,
             "deviations": case.deviations,
         });
+        if let InputSource::Tree(spec) = &case.input {
+            metadata["tree"] = serde_json::to_value(spec).unwrap_or_default();
+        }
         let target = case_dir.join("case.json");
         write_json(&target, &metadata)?;
         index.push(json!({
@@ -82,29 +92,4 @@ fn write_json(path: &Path, value: &serde_json::Value) -> Result<(), LoadError> {
     let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
     text.push('\n');
     std::fs::write(path, text).map_err(|source| LoadError::io(path, source))
-}
-
-/// Copies a committed directory input. Only regular files and directories are copied;
-/// anything else in a committed tree is a corpus defect.
-fn copy_tree(from: &Path, to: &Path) -> Result<(), LoadError> {
-    std::fs::create_dir_all(to).map_err(|source| LoadError::io(to, source))?;
-    for entry in std::fs::read_dir(from).map_err(|source| LoadError::io(from, source))? {
-        let entry = entry.map_err(|source| LoadError::io(from, source))?;
-        let file_type = entry
-            .file_type()
-            .map_err(|source| LoadError::io(&entry.path(), source))?;
-        let target = to.join(entry.file_name());
-        if file_type.is_dir() {
-            copy_tree(&entry.path(), &target)?;
-        } else if file_type.is_file() {
-            std::fs::copy(entry.path(), &target)
-                .map_err(|source| LoadError::io(&target, source))?;
-        } else {
-            return Err(LoadError::invalid(
-                &entry.path(),
-                "committed trees hold only files and directories",
-            ));
-        }
-    }
-    Ok(())
 }

@@ -3,7 +3,7 @@
 //! diagnostics from `soulcheck check --json`-shaped stdout or from a mapping file. See
 //! `harness/PROTOCOL.md` for the contract.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use regex::Regex;
@@ -102,14 +102,12 @@ impl Validator for CommandValidator {
                         reason: "tree inputs need `{path}` in the validator command".to_owned(),
                     };
                 }
+                // The runner materialised this tree for this request alone, with any
+                // decoys beside it, so it is handed over as it is.
                 let name = root
                     .file_name()
                     .map_or("tree".into(), |name| name.to_string_lossy().into_owned());
-                let path = scratch.path().join(&name);
-                if let Err(error) = copy_tree(root, &path) {
-                    return crashed(format!("cannot copy the input tree: {error}"));
-                }
-                (path, name, None)
+                (root.clone(), name, None)
             }
         };
         let argv = self.argv(request, &path, &name);
@@ -378,23 +376,4 @@ impl Mapping {
         }
         found
     }
-}
-
-/// Copies a tree for a validator: directories and regular files are copied, symlinks are
-/// recreated as symlinks (never followed), anything else is skipped.
-pub fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let kind = entry.file_type()?;
-        let target: PathBuf = to.join(entry.file_name());
-        if kind.is_symlink() {
-            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
-        } else if kind.is_dir() {
-            copy_tree(&entry.path(), &target)?;
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), &target)?;
-        }
-    }
-    Ok(())
 }

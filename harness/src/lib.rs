@@ -3,7 +3,9 @@
 //! It loads the corpus ([`corpus`]) and the rule catalogue ([`catalogue`]), checks that the
 //! corpus is well formed ([`selfcheck`]), runs cases against any [`Validator`] and judges
 //! the outcomes ([`runner`]), summarises results ([`report`]) and writes the corpus out as
-//! plain files for implementers who do not use this tool ([`export`]). The reference
+//! plain files for implementers who do not use this tool ([`export`]). Directory-tree
+//! inputs, including entries git cannot carry, are described and materialised by
+//! [`tree`]. The reference
 //! implementation is just one validator; this crate does not know it.
 
 pub mod catalogue;
@@ -18,6 +20,7 @@ pub mod process;
 pub mod report;
 pub mod runner;
 pub mod selfcheck;
+pub mod tree;
 pub mod validator;
 
 use std::fmt;
@@ -28,7 +31,7 @@ pub use corpus::{
     Case, Corpus, ExpectedDiagnostic, ExpectedVerdict, InputSource, Location, Verdict,
 };
 pub use format::Format;
-pub use runner::{CaseResult, Judgement, Strictness};
+pub use runner::{CaseResult, Judgement, PreparedInput, Strictness};
 pub use validator::{
     Implementation, Input, Observation, Outcome, ReportedDiagnostic, Request, Validator,
 };

@@ -13,7 +13,7 @@ use std::time::Duration;
 use base64::Engine as _;
 use serde_json::json;
 
-use crate::external::{copy_tree, excerpt, parse_result};
+use crate::external::{excerpt, parse_result};
 use crate::process::{self, kill_group, Limits};
 use crate::validator::{Implementation, Input, Outcome, Request, Validator};
 
@@ -102,34 +102,16 @@ impl Validator for PersistentValidator {
         if let Some(reason) = self.supports(request) {
             return Outcome::Skipped { reason };
         }
-        // Trees go over as a path to a fresh private copy, documents inline as base64, so
-        // the validator never sees the corpus itself.
-        let scratch = match tempfile::tempdir() {
-            Ok(scratch) => scratch,
-            Err(error) => {
-                return Outcome::Crashed {
-                    message: format!("cannot create a temporary directory: {error}"),
-                }
-            }
-        };
+        // Trees go over as the path of the runner's fresh private copy, documents inline as
+        // base64, so the validator never sees the corpus itself.
         let input = match request.input {
             Input::Document { file_name, bytes } => json!({
                 "kind": "document",
                 "name": file_name,
                 "base64": base64::engine::general_purpose::STANDARD.encode(bytes),
             }),
-            Input::Tree { root } => {
-                let name = root
-                    .file_name()
-                    .map_or("tree".into(), |name| name.to_string_lossy().into_owned());
-                let path = scratch.path().join(name);
-                if let Err(error) = copy_tree(root, &path) {
-                    return Outcome::Crashed {
-                        message: format!("cannot copy the input tree: {error}"),
-                    };
-                }
-                json!({ "kind": "tree", "path": path })
-            }
+            // The runner materialised this tree for this request alone.
+            Input::Tree { root } => json!({ "kind": "tree", "path": root }),
         };
         let seq = self.sequence.fetch_add(1, Ordering::Relaxed);
         let message = json!({

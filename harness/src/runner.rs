@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::catalogue::{Catalogue, Severity};
-use crate::corpus::{Case, ExpectedDiagnostic, ExpectedVerdict, InputSource, Verdict};
+use crate::corpus::{Case, ExpectedDiagnostic, ExpectedVerdict, Verdict};
 use crate::expectations::Expectations;
+use crate::tree::{materialise_temp, Materialised};
 use crate::validator::{Input, Observation, Outcome, Request, Validator};
 
 /// How strictly outcomes are judged.
@@ -184,18 +185,53 @@ pub struct CaseResult {
     pub actual: Option<Observation>,
 }
 
-/// Prepares the input a validator sees for a case. Document inputs are read into memory;
-/// directory inputs are handed over by path (issue-specific materialisation of trees
-/// happens before this in the tree-aware runner).
-pub fn prepare_input(case: &Case) -> Result<Input, String> {
-    match &case.input {
-        InputSource::File { .. } | InputSource::Recipe(_) => Ok(Input::Document {
-            file_name: case.input_name().to_owned(),
-            bytes: case.input_bytes().map_err(|error| error.to_string())?,
+/// A case's input, ready for a validator, together with what must outlive the
+/// validator's run: a tree input lives in a temporary directory that is removed when
+/// this value is dropped. It dereferences to the [`Input`].
+#[derive(Debug)]
+pub struct PreparedInput {
+    input: Input,
+    _tree: Option<Materialised>,
+}
+
+impl PreparedInput {
+    /// The input to hand the validator.
+    pub fn input(&self) -> &Input {
+        &self.input
+    }
+}
+
+impl std::ops::Deref for PreparedInput {
+    type Target = Input;
+
+    fn deref(&self) -> &Input {
+        &self.input
+    }
+}
+
+/// Prepares the input a validator sees for a case. Document inputs are read into memory
+/// (recipes expanded); directory inputs, committed or described (see [`crate::tree`]),
+/// are materialised in a fresh temporary directory and handed over by path, so a
+/// validator never sees or touches the corpus itself. Keep the result alive until the
+/// validator has finished.
+pub fn prepare_input(case: &Case) -> Result<PreparedInput, String> {
+    match case.tree() {
+        None => Ok(PreparedInput {
+            input: Input::Document {
+                file_name: case.input_name().to_owned(),
+                bytes: case.input_bytes().map_err(|error| error.to_string())?,
+            },
+            _tree: None,
         }),
-        InputSource::Directory { name } => Ok(Input::Tree {
-            root: case.dir.join(name),
-        }),
+        Some(spec) => {
+            let tree = materialise_temp(&case.dir, &spec).map_err(|error| error.to_string())?;
+            Ok(PreparedInput {
+                input: Input::Tree {
+                    root: tree.root.clone(),
+                },
+                _tree: Some(tree),
+            })
+        }
     }
 }
 
@@ -221,7 +257,7 @@ pub fn run_case(
         case_id: &case.id,
         format: case.format,
         operation: &case.operation,
-        input: &input,
+        input: input.input(),
         context: &case.context,
     };
     let started = Instant::now();

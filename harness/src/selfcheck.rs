@@ -126,7 +126,16 @@ pub fn check(corpus: &Corpus, catalogue: &Catalogue) -> Vec<Problem> {
             (_, Some(_)) => {}
         }
         match &case.input {
-            InputSource::Directory { .. } => {}
+            // A tree must build: its description was checked when the case loaded, and
+            // building it once catches the rest (an entry below a non-directory, a
+            // duplicate entry, a committed symlink, a failing recipe).
+            InputSource::Directory { .. } | InputSource::Tree(_) => {
+                if let Some(spec) = case.tree() {
+                    if let Err(error) = crate::tree::materialise_temp(&case.dir, &spec) {
+                        problem(format!("tree input: {error}"));
+                    }
+                }
+            }
             InputSource::File { .. } | InputSource::Recipe(_) => match case.input_bytes() {
                 Err(error) => problem(format!("input: {error}")),
                 Ok(bytes) => {

@@ -40,7 +40,9 @@ pub enum Input {
         /// The exact bytes, never re-encoded.
         bytes: Vec<u8>,
     },
-    /// A directory tree, already materialised in a private location.
+    /// A directory tree, materialised by the runner in a fresh private temporary
+    /// directory for this request alone (with any decoys the case places beside it), so
+    /// a validator may be handed it directly and may do anything to it.
     Tree {
         /// Root of the tree.
         root: PathBuf,

@@ -185,7 +185,7 @@ fn case_trial(fixture: &Fixture, case: &Case) -> Result<(), Failed> {
         return Err(format!("{}\n{}", case.description, judgement.explain()).into());
     }
     let report = Reference.report(&request)?;
-    let source = match &input {
+    let source = match &*input {
         Input::Document { bytes, .. } => bytes.as_slice(),
         Input::Tree { .. } => &[],
     };

@@ -147,6 +147,13 @@ impl Summary {
             );
         }
         let _ = writeln!(out);
+        if self.overall.expected_failures > 0 {
+            let _ = writeln!(
+                out,
+                "{} expected failures (listed in the expectations file)",
+                self.overall.expected_failures
+            );
+        }
         let _ = writeln!(
             out,
             "{} passed, {} failed, {} skipped",

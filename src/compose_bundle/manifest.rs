@@ -1,0 +1,675 @@
+//! The manifest rules: `manifest.json`'s members, checked as the spec's example and prose
+//! describe them, and the facts later checks need (entry points, role, personalities,
+//! boundaries, sources).
+
+use crate::diagnostic::rules::compose_bundle as rule;
+use crate::diagnostic::Span;
+use crate::json::Node;
+use crate::text;
+
+use super::{is_control, is_portable_segment, strings, JsonFile, Object, Sink};
+
+const ROOT_FIELDS: &[&str] = &[
+    "format",
+    "role",
+    "role_skill",
+    "role_skill_source",
+    "role_skill_digest",
+    "model_tier",
+    "personalities",
+    "boundaries",
+    "color",
+    "sources",
+    "content",
+    "identity",
+    "delivery",
+];
+const CONTENT_FIELDS: &[&str] = &["id", "digest"];
+const IDENTITY_FIELDS: &[&str] = &["display_name"];
+const DELIVERY_FIELDS: &[&str] = &[
+    "mode",
+    "instructions",
+    "skills_root",
+    "compiled_context",
+    "voice_profile",
+];
+
+/// The model tiers (spec: "frontier, commodity, or oss compatibility lane").
+pub(crate) const MODEL_TIERS: &[&str] = &["frontier", "commodity", "oss"];
+
+/// The delivery modes: the spec's `native-skills` and the compiled mode's value, which
+/// the spec does not spell (see `compose-bundle.delivery.mode`).
+const NATIVE: &str = "native-skills";
+const COMPILED: &str = "compiled";
+
+/// What the entry point must be on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Want {
+    /// A regular file.
+    File,
+    /// A directory.
+    Directory,
+}
+
+/// One entry point the manifest names, already known to be a safe relative path.
+#[derive(Debug, Clone)]
+pub(crate) struct EntryPoint {
+    /// The delivery member naming it.
+    pub(crate) field: &'static str,
+    /// The relative path.
+    pub(crate) path: String,
+    /// Pointer of the member in the tree (`/manifest.json/delivery/instructions`).
+    pub(crate) pointer: String,
+    /// What it must be.
+    pub(crate) want: Want,
+    /// Whether it is the voice profile, whose content is checked too.
+    pub(crate) voice_profile: bool,
+}
+
+/// The facts of a readable manifest that the tree and trace checks use; each holds only
+/// values that passed their own checks.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Manifest {
+    pub(crate) role: Option<String>,
+    pub(crate) personalities: Vec<String>,
+    pub(crate) boundaries: Vec<String>,
+    pub(crate) sources: Vec<String>,
+    pub(crate) entry_points: Vec<EntryPoint>,
+}
+
+/// Checks `manifest.json`; `None` when it cannot be read as a JSON object.
+pub(crate) fn check(source: &[u8], sink: &mut Sink) -> Option<Manifest> {
+    let file = JsonFile {
+        source,
+        prefix: "/manifest.json",
+    };
+    let document = file.read(sink)?;
+    let root = &document.root;
+    if root.as_object().is_none() {
+        // compose-bundle.manifest.present (the manifest is a JSON object).
+        sink.at(
+            rule::MANIFEST_PRESENT,
+            file.pointer(""),
+            Some(root.span),
+            format!("the manifest is {}, not a JSON object", root.value.kind()),
+        );
+        return None;
+    }
+    let object = Object {
+        node: root,
+        pointer: String::new(),
+    };
+    let mut checker = Checker {
+        file: &file,
+        sink,
+        manifest: Manifest::default(),
+    };
+    checker.root(&object);
+    Some(checker.manifest)
+}
+
+struct Checker<'f, 's, 'k> {
+    file: &'f JsonFile<'s>,
+    sink: &'k mut Sink,
+    manifest: Manifest,
+}
+
+impl Checker<'_, '_, '_> {
+    fn at(&mut self, rule: crate::diagnostic::RuleId, pointer: &str, span: Span, message: String) {
+        let pointer = self.file.pointer(pointer);
+        self.sink.at(rule, pointer, Some(span), message);
+    }
+
+    fn root(&mut self, root: &Object<'_, '_>) {
+        root.key_case(self.file, ROOT_FIELDS, self.sink);
+
+        // compose-bundle.format.marker (spec: "format is a plain marker").
+        match root.get("format") {
+            Some(node) if node.as_str() == Some("agent-compose.bundle") => {}
+            Some(node) => self.at(
+                rule::FORMAT_MARKER,
+                "/format",
+                node.span,
+                "format must be the string \"agent-compose.bundle\"".to_owned(),
+            ),
+            None => self.at(
+                rule::FORMAT_MARKER,
+                "/format",
+                root.node.span,
+                "format is missing; it must be \"agent-compose.bundle\"".to_owned(),
+            ),
+        }
+
+        let role = root.required_str(self.file, "role", self.sink);
+        let role = role.filter(|role| self.name(role, "/role", field_span(root, "role")));
+        self.manifest.role = role.map(str::to_owned);
+
+        if let Some(role_skill) = root.required_str(self.file, "role_skill", self.sink) {
+            let span = field_span(root, "role_skill");
+            // compose-bundle.role-skill.binding (decision: the public naming `role-<role>`).
+            if self.name(role_skill, "/role_skill", span) {
+                if let Some(role) = role {
+                    if role_skill.strip_prefix("role-") != Some(role) {
+                        self.at(
+                            rule::ROLE_SKILL_BINDING,
+                            "/role_skill",
+                            span,
+                            format!("role_skill must be \"role-{role}\", the role's own skill"),
+                        );
+                    }
+                }
+            }
+        }
+        if let Some(source) = root.required_str(self.file, "role_skill_source", self.sink) {
+            let span = field_span(root, "role_skill_source");
+            if self.name(source, "/role_skill_source", span) {
+                self.stable_id(source, "/role_skill_source", span);
+            }
+        }
+        if let Some(digest) = root.required_str(self.file, "role_skill_digest", self.sink) {
+            self.digest(
+                digest,
+                "/role_skill_digest",
+                field_span(root, "role_skill_digest"),
+            );
+        }
+
+        // compose-bundle.model-tier.value (spec: "frontier, commodity, or oss"; a manifest
+        // from before the field is read as frontier). model_class is never looked at
+        // (compose-bundle.model-class.ignored).
+        if let Some(tier) = root.optional_str(self.file, "model_tier", self.sink) {
+            if !MODEL_TIERS.contains(&tier) {
+                self.at(
+                    rule::MODEL_TIER_VALUE,
+                    "/model_tier",
+                    field_span(root, "model_tier"),
+                    format!("model_tier {tier:?} is not \"frontier\", \"commodity\" or \"oss\""),
+                );
+            }
+        }
+
+        self.personalities(root);
+        if let Some(node) = root.get("boundaries") {
+            if let Some(items) = strings(self.file, node, "/boundaries", self.sink) {
+                for item in items {
+                    if self.name(item.text, &item.pointer, item.span) {
+                        self.manifest.boundaries.push(item.text.to_owned());
+                    }
+                }
+            }
+        }
+        if let Some(color) = root.required_str(self.file, "color", self.sink) {
+            self.color(color, field_span(root, "color"));
+        }
+        self.sources(root);
+        self.content(root);
+        self.identity(root);
+        self.delivery(root);
+    }
+
+    /// compose-bundle.string.value: a name or id is a non-empty string with visible
+    /// content and without control characters. Returns whether it is.
+    fn name(&mut self, value: &str, pointer: &str, span: Span) -> bool {
+        let problem = if !text::has_visible_content(value) {
+            "is empty or has no visible content"
+        } else if value.chars().any(is_control) {
+            "holds a control character"
+        } else {
+            return true;
+        };
+        self.at(
+            rule::STRING_VALUE,
+            pointer,
+            span,
+            format!("the value {problem}"),
+        );
+        false
+    }
+
+    /// compose-bundle.id.locator (spec: "Locators and absolute paths never appear").
+    fn stable_id(&mut self, id: &str, pointer: &str, span: Span) {
+        if is_locator(id) {
+            self.at(
+                rule::ID_LOCATOR,
+                pointer,
+                span,
+                format!("{id:?} looks like a locator or filesystem path, not a stable id"),
+            );
+        }
+    }
+
+    /// compose-bundle.digest.syntax (spec: SHA-256 digests; decision: `sha256:` + 64
+    /// lowercase hex digits).
+    fn digest(&mut self, digest: &str, pointer: &str, span: Span) {
+        let valid = digest.strip_prefix("sha256:").is_some_and(|hex| {
+            hex.len() == 64
+                && hex
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        });
+        if !valid {
+            self.at(
+                rule::DIGEST_SYNTAX,
+                pointer,
+                span,
+                "a digest is \"sha256:\" followed by 64 lowercase hexadecimal digits".to_owned(),
+            );
+        }
+    }
+
+    /// compose-bundle.personalities.list (spec: "personalities preserves the role's
+    /// declaration order"; decisions: at least one, distinct, safe names).
+    fn personalities(&mut self, root: &Object<'_, '_>) {
+        let Some(node) = root.required(self.file, "personalities", self.sink) else {
+            return;
+        };
+        let Some(items) = strings(self.file, node, "/personalities", self.sink) else {
+            return;
+        };
+        if node.as_array().is_some_and(<[Node<'_>]>::is_empty) {
+            self.at(
+                rule::PERSONALITIES_LIST,
+                "/personalities",
+                node.span,
+                "a seat has at least one personality".to_owned(),
+            );
+        }
+        for item in items {
+            if !self.name(item.text, &item.pointer, item.span) {
+                continue;
+            }
+            if self
+                .manifest
+                .personalities
+                .iter()
+                .any(|seen| seen == item.text)
+            {
+                self.at(
+                    rule::PERSONALITIES_LIST,
+                    &item.pointer,
+                    item.span,
+                    format!("personality {:?} is listed twice", item.text),
+                );
+                continue;
+            }
+            if !is_portable_segment(item.text) {
+                self.at(
+                    rule::PERSONALITIES_LIST,
+                    &item.pointer,
+                    item.span,
+                    format!("personality {:?} is not a safe name", item.text),
+                );
+            }
+            self.manifest.personalities.push(item.text.to_owned());
+        }
+    }
+
+    /// compose-bundle.color.format and compose-bundle.color.legible.
+    fn color(&mut self, color: &str, span: Span) {
+        let Some(rgb) = parse_hex_color(color) else {
+            self.at(
+                rule::COLOR_FORMAT,
+                "/color",
+                span,
+                format!("color {color:?} is not \"#\" followed by six hexadecimal digits"),
+            );
+            return;
+        };
+        let lab = OkLab::from_srgb(rgb);
+        let chroma = lab.a.hypot(lab.b);
+        if !(0.60..=0.80).contains(&lab.l) || chroma < 0.05 {
+            self.at(
+                rule::COLOR_LEGIBLE,
+                "/color",
+                span,
+                format!(
+                    "color {color} has OKLab lightness {:.3} and chroma {:.3}; the legible band is lightness 0.60 to 0.80 with chroma at least 0.05",
+                    lab.l, chroma
+                ),
+            );
+        }
+    }
+
+    /// compose-bundle.sources.list and compose-bundle.id.locator.
+    fn sources(&mut self, root: &Object<'_, '_>) {
+        let Some(node) = root.required(self.file, "sources", self.sink) else {
+            return;
+        };
+        let Some(items) = strings(self.file, node, "/sources", self.sink) else {
+            return;
+        };
+        if node.as_array().is_some_and(<[Node<'_>]>::is_empty) {
+            self.at(
+                rule::SOURCES_LIST,
+                "/sources",
+                node.span,
+                "sources names no source; content always comes from one".to_owned(),
+            );
+        }
+        for item in items {
+            if !self.name(item.text, &item.pointer, item.span) {
+                continue;
+            }
+            if self.manifest.sources.iter().any(|seen| seen == item.text) {
+                self.at(
+                    rule::SOURCES_LIST,
+                    &item.pointer,
+                    item.span,
+                    format!("source {:?} is listed twice", item.text),
+                );
+                continue;
+            }
+            self.stable_id(item.text, &item.pointer, item.span);
+            self.manifest.sources.push(item.text.to_owned());
+        }
+    }
+
+    /// compose-bundle.content.list, .content.unique, .digest.syntax, .id.locator.
+    fn content(&mut self, root: &Object<'_, '_>) {
+        let Some(node) = root.required(self.file, "content", self.sink) else {
+            return;
+        };
+        let Some(items) = node.as_array() else {
+            super::type_error(
+                self.file,
+                node,
+                "/content",
+                "an array of objects",
+                self.sink,
+            );
+            return;
+        };
+        if items.is_empty() {
+            self.at(
+                rule::CONTENT_LIST,
+                "/content",
+                node.span,
+                "content records no logical content; it always holds the role skill".to_owned(),
+            );
+        }
+        let mut ids: Vec<&str> = Vec::new();
+        for (index, item) in items.iter().enumerate() {
+            let Some(entry) = Object::new(self.file, item, format!("/content/{index}"), self.sink)
+            else {
+                continue;
+            };
+            entry.key_case(self.file, CONTENT_FIELDS, self.sink);
+            if let Some(id) = entry.required_str(self.file, "id", self.sink) {
+                let pointer = entry.member_pointer("id");
+                let span = field_span(&entry, "id");
+                if self.name(id, &pointer, span) {
+                    if ids.contains(&id) {
+                        // compose-bundle.content.unique (spec: "unique logical content IDs").
+                        self.at(
+                            rule::CONTENT_UNIQUE,
+                            &pointer,
+                            span,
+                            format!("content id {id:?} is used twice"),
+                        );
+                    } else {
+                        ids.push(id);
+                    }
+                    self.stable_id(id, &pointer, span);
+                }
+            }
+            if let Some(digest) = entry.required_str(self.file, "digest", self.sink) {
+                self.digest(
+                    digest,
+                    &entry.member_pointer("digest"),
+                    field_span(&entry, "digest"),
+                );
+            }
+        }
+    }
+
+    /// compose-bundle.identity.display-name (spec: "identity.display_name carries the
+    /// role title").
+    fn identity(&mut self, root: &Object<'_, '_>) {
+        let Some(node) = root.required(self.file, "identity", self.sink) else {
+            return;
+        };
+        let Some(identity) = Object::new(self.file, node, "/identity".to_owned(), self.sink) else {
+            return;
+        };
+        identity.key_case(self.file, IDENTITY_FIELDS, self.sink);
+        match identity.get("display_name") {
+            None => self.at(
+                rule::IDENTITY_DISPLAY_NAME,
+                "/identity/display_name",
+                node.span,
+                "identity.display_name is missing; it carries the role title".to_owned(),
+            ),
+            Some(name) => {
+                let Some(text) =
+                    super::string(self.file, name, "/identity/display_name", self.sink)
+                else {
+                    return;
+                };
+                if !text::has_visible_content(text) {
+                    self.at(
+                        rule::IDENTITY_DISPLAY_NAME,
+                        "/identity/display_name",
+                        name.span,
+                        "identity.display_name is empty".to_owned(),
+                    );
+                } else if text.chars().any(is_control) {
+                    self.at(
+                        rule::STRING_VALUE,
+                        "/identity/display_name",
+                        name.span,
+                        "the value holds a control character".to_owned(),
+                    );
+                }
+            }
+        }
+    }
+
+    /// compose-bundle.delivery.mode, .delivery.complete and .entry.safe-path; the
+    /// entry points that are safe are kept for the tree checks.
+    fn delivery(&mut self, root: &Object<'_, '_>) {
+        let Some(node) = root.required(self.file, "delivery", self.sink) else {
+            return;
+        };
+        let Some(delivery) = Object::new(self.file, node, "/delivery".to_owned(), self.sink) else {
+            return;
+        };
+        delivery.key_case(self.file, DELIVERY_FIELDS, self.sink);
+        let mode = delivery.required_str(self.file, "mode", self.sink);
+        if let Some(mode) = mode {
+            if mode != NATIVE && mode != COMPILED {
+                self.at(
+                    rule::DELIVERY_MODE,
+                    "/delivery/mode",
+                    field_span(&delivery, "mode"),
+                    format!("delivery mode {mode:?} is neither \"native-skills\" nor \"compiled\""),
+                );
+            }
+        }
+        let (needed, excluded): (&[&str], &[&str]) = match mode {
+            Some(NATIVE) => (&["instructions", "skills_root"], &["compiled_context"]),
+            Some(COMPILED) => (&["instructions", "compiled_context"], &["skills_root"]),
+            _ => (&["instructions"], &[]),
+        };
+        for field in needed {
+            if delivery.get(field).is_none() {
+                self.at(
+                    rule::DELIVERY_COMPLETE,
+                    &format!("/delivery/{field}"),
+                    node.span,
+                    format!("a {} bundle names {field}", mode.unwrap_or("delivered")),
+                );
+            }
+        }
+        for field in excluded {
+            if delivery.get(field).is_some() {
+                self.at(
+                    rule::DELIVERY_COMPLETE,
+                    &format!("/delivery/{field}"),
+                    field_span(&delivery, field),
+                    format!(
+                        "a {} bundle does not name {field}",
+                        mode.unwrap_or_default()
+                    ),
+                );
+            }
+        }
+        let entry_points = [
+            ("instructions", Want::File),
+            ("skills_root", Want::Directory),
+            ("compiled_context", Want::File),
+            ("voice_profile", Want::File),
+        ];
+        for (field, want) in entry_points {
+            let Some(path) = delivery.optional_str(self.file, field, self.sink) else {
+                continue;
+            };
+            let pointer = format!("/delivery/{field}");
+            // compose-bundle.entry.safe-path (spec: "safe relative entry points").
+            if !is_safe_entry_path(path) {
+                self.at(
+                    rule::ENTRY_SAFE_PATH,
+                    &pointer,
+                    field_span(&delivery, field),
+                    format!("entry point {path:?} is not a safe relative path inside the bundle"),
+                );
+                continue;
+            }
+            self.manifest.entry_points.push(EntryPoint {
+                field,
+                path: path.to_owned(),
+                pointer: self.file.pointer(&pointer),
+                want,
+                voice_profile: field == "voice_profile",
+            });
+        }
+    }
+}
+
+/// The span of member `key`'s value (the object's own span when it is absent).
+fn field_span(object: &Object<'_, '_>, key: &str) -> Span {
+    object.get(key).map_or(object.node.span, |node| node.span)
+}
+
+/// Whether an id is a locator or a filesystem path (see `compose-bundle.id.locator`).
+pub(crate) fn is_locator(id: &str) -> bool {
+    id.contains(['/', '\\'])
+        || id == "."
+        || id == ".."
+        || id.starts_with('~')
+        || has_drive_prefix(id)
+}
+
+/// `C:` and the like at the start of a string.
+fn has_drive_prefix(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':'
+}
+
+/// Whether an entry point is a safe relative path (see `compose-bundle.entry.safe-path`).
+pub(crate) fn is_safe_entry_path(path: &str) -> bool {
+    !path.is_empty()
+        && !path.starts_with('/')
+        && !path.contains('\\')
+        && !path.chars().any(is_control)
+        && !has_drive_prefix(path)
+        && path
+            .split('/')
+            .all(|segment| !segment.is_empty() && segment != "." && segment != "..")
+}
+
+/// `#rrggbb` (either letter case) as red, green and blue.
+fn parse_hex_color(color: &str) -> Option<[u8; 3]> {
+    let hex = color.strip_prefix('#')?;
+    if hex.len() != 6 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let channel = |at: usize| u8::from_str_radix(&hex[at..at + 2], 16).ok();
+    Some([channel(0)?, channel(2)?, channel(4)?])
+}
+
+/// A color in Björn Ottosson's OKLab space.
+struct OkLab {
+    l: f64,
+    a: f64,
+    b: f64,
+}
+
+impl OkLab {
+    /// Converts an sRGB color: linearise each channel (the sRGB transfer function), then
+    /// apply OKLab's published matrices around a cube root.
+    fn from_srgb(rgb: [u8; 3]) -> OkLab {
+        let linear = |channel: u8| {
+            let c = f64::from(channel) / 255.0;
+            if c <= 0.04045 {
+                c / 12.92
+            } else {
+                ((c + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        let [r, g, b] = rgb.map(linear);
+        let l = (0.412_221_470_8 * r + 0.536_332_536_3 * g + 0.051_445_992_9 * b).cbrt();
+        let m = (0.211_903_498_2 * r + 0.680_699_545_1 * g + 0.107_396_956_6 * b).cbrt();
+        let s = (0.088_302_461_9 * r + 0.281_718_837_6 * g + 0.629_978_700_5 * b).cbrt();
+        OkLab {
+            l: 0.210_454_255_3 * l + 0.793_617_785_0 * m - 0.004_072_046_8 * s,
+            a: 1.977_998_495_1 * l - 2.428_592_205_0 * m + 0.450_593_709_9 * s,
+            b: 0.025_904_037_1 * l + 0.782_771_766_2 * m - 0.808_675_766_0 * s,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_paths_and_locators() {
+        for good in ["content/instructions.md", "a", "a/b/c.md", "a b/c"] {
+            assert!(is_safe_entry_path(good), "{good}");
+        }
+        for bad in [
+            "",
+            "/etc/passwd",
+            "../x",
+            "a/../b",
+            "a//b",
+            "./a",
+            "a/",
+            "C:x",
+            "a\\b",
+            "a\u{0}b",
+        ] {
+            assert!(!is_safe_entry_path(bad), "{bad:?}");
+        }
+        for locator in [
+            "/abs",
+            "https://x.example/y",
+            "../r",
+            "~/r",
+            "C:\\r",
+            "c:r",
+            ".",
+        ] {
+            assert!(is_locator(locator), "{locator}");
+        }
+        for id in [
+            "roster:core",
+            "aos-public",
+            "roster:core:role:platform:identity",
+        ] {
+            assert!(!is_locator(id), "{id}");
+        }
+    }
+
+    #[test]
+    fn oklab_of_known_colors() {
+        let white = OkLab::from_srgb([255, 255, 255]);
+        assert!((white.l - 1.0).abs() < 1e-3 && white.a.abs() < 1e-3);
+        let example = OkLab::from_srgb(parse_hex_color("#90a66a").unwrap());
+        assert!((0.60..=0.80).contains(&example.l), "{}", example.l);
+        assert!(example.a.hypot(example.b) >= 0.05);
+        assert!(parse_hex_color("#90A66A").is_some());
+        assert!(parse_hex_color("#90a66").is_none());
+        assert!(parse_hex_color("#+0a66a").is_none());
+    }
+}

@@ -1,0 +1,566 @@
+//! agent-compose bundles (`../shared/specs/compose-bundle-manifest.md`): a directory tree
+//! holding `manifest.json`, the decision trace `trace.json`, the delivery entry points and
+//! one identity tree per selected skill; plus the bundle fingerprint, the voice-profile
+//! construction and the `whoami --json` record as operations of their own.
+//!
+//! The verifier is a consumer-protection boundary, so it never trusts the tree:
+//! - it walks the tree without following any symlink (`symlink_metadata`, directory
+//!   entries' own types), and resolves entry points one real directory at a time;
+//! - an entry point is checked for safety as a string before the filesystem is touched;
+//! - it reads only `manifest.json`, `trace.json` and the named voice profile, each only
+//!   when it is a regular file, opened without following a final symlink and without
+//!   blocking, and each at most [`MAX_JSON_BYTES`];
+//! - it never writes anything.
+//!
+//! Diagnostics of a bundle are located by a JSON pointer over the tree (see the header
+//! of `cases/compose-bundle/rules.toml`): `/content/x` is a tree entry and
+//! `/manifest.json/role` a member of the manifest.
+
+mod fingerprint;
+mod fs;
+mod manifest;
+mod trace;
+mod voice;
+
+use std::path::Path;
+
+use crate::diagnostic::rules::compose_bundle as rule;
+use crate::diagnostic::{Diagnostic, Format, Location, Position, Report, RuleId, Span};
+use crate::json::{self, pointer_join, Document, Limits, Node, ReadError, ReadRules};
+
+/// The rules reader errors break: invalid UTF-8 and lone surrogates are both encoding
+/// errors here, trailing data a syntax error.
+const READ_RULES: ReadRules = ReadRules {
+    size: rule::JSON_SIZE,
+    bom: rule::JSON_BOM,
+    utf8: rule::JSON_ENCODING,
+    surrogate: rule::JSON_ENCODING,
+    depth: rule::JSON_DEPTH,
+    trailing: rule::JSON_SYNTAX,
+    syntax: rule::JSON_SYNTAX,
+};
+
+pub use fingerprint::{fingerprint_operation, whoami_operation};
+pub use voice::voice_profile_operation;
+
+/// Largest JSON file (or operation input) read, in bytes; see `compose-bundle.json.size`.
+pub const MAX_JSON_BYTES: usize = 1024 * 1024;
+
+/// Nesting bound of the JSON reader; see `compose-bundle.json.depth`.
+pub const MAX_DEPTH: usize = 64;
+
+const LIMITS: Limits = Limits {
+    max_bytes: MAX_JSON_BYTES,
+    max_depth: MAX_DEPTH,
+};
+
+/// Verifies the bundle rooted at `root`.
+pub fn check_tree(root: &Path) -> Report {
+    let mut sink = Sink::new(false);
+    match std::fs::metadata(root) {
+        Ok(metadata) if metadata.is_dir() => {}
+        _ => {
+            // compose-bundle.manifest.present (spec: a bundle is a directory whose
+            // manifest.json names what was composed).
+            sink.at(
+                rule::MANIFEST_PRESENT,
+                String::new(),
+                None,
+                format!("{} is not a directory", root.display()),
+            );
+            return sink.report;
+        }
+    }
+    fs::walk(root, &mut sink);
+    let manifest =
+        match fs::read_json_file(root, "manifest.json", rule::MANIFEST_PRESENT, &mut sink) {
+            Some(bytes) => manifest::check(&bytes, &mut sink),
+            None => None,
+        };
+    if let Some(manifest) = &manifest {
+        fs::entry_points(root, manifest, &mut sink);
+    }
+    let selected = match fs::read_json_file(root, "trace.json", rule::TRACE_PRESENT, &mut sink) {
+        Some(bytes) => trace::check(&bytes, manifest.as_ref(), &mut sink),
+        None => Vec::new(),
+    };
+    fs::identity_trees(root, &selected, &mut sink);
+    sink.report
+}
+
+/// Whether `root/manifest.json` is a regular file holding a JSON object whose format is
+/// the bundle marker; read like every other bundle file (no symlink, bounded).
+pub fn holds_bundle_marker(root: &Path) -> bool {
+    let path = root.join("manifest.json");
+    let regular = std::fs::symlink_metadata(&path).is_ok_and(|metadata| metadata.is_file());
+    let Some(bytes) = regular.then(|| fs::read_regular(&path).ok()).flatten() else {
+        return false;
+    };
+    json::read(&bytes, LIMITS).is_ok_and(|document| {
+        document
+            .root
+            .get("format")
+            .and_then(|member| member.value.as_str())
+            == Some("agent-compose.bundle")
+    })
+}
+
+/// Collects diagnostics. `spans` is false for trees, whose diagnostics point into several
+/// files, so no single source can be underlined.
+pub(crate) struct Sink {
+    report: Report,
+    spans: bool,
+}
+
+impl Sink {
+    pub(crate) fn new(spans: bool) -> Sink {
+        Sink {
+            report: Report::new(Format::ComposeBundle),
+            spans,
+        }
+    }
+
+    /// Reports `rule` at `pointer`.
+    pub(crate) fn at(
+        &mut self,
+        rule: RuleId,
+        pointer: String,
+        span: Option<Span>,
+        message: impl Into<String>,
+    ) {
+        let location = Location {
+            pointer: Some(pointer),
+            position: None,
+            span: span.filter(|_| self.spans),
+        };
+        self.report
+            .diagnostics
+            .push(Diagnostic::new(rule, location, message));
+    }
+
+    /// Whether any error was reported.
+    pub(crate) fn has_errors(&self) -> bool {
+        self.report.verdict() == crate::Verdict::Reject
+    }
+
+    /// The report, with `value` as the operation's result.
+    pub(crate) fn finish(mut self, value: serde_json::Value) -> Report {
+        self.report.value = Some(value);
+        self.report
+    }
+}
+
+/// One JSON document being checked: its bytes and the pointer of the file in the tree
+/// (`/manifest.json`), empty for an operation's input document.
+pub(crate) struct JsonFile<'s> {
+    pub(crate) source: &'s [u8],
+    pub(crate) prefix: &'s str,
+}
+
+impl<'s> JsonFile<'s> {
+    /// The pointer of a member given by its pointer inside the document.
+    pub(crate) fn pointer(&self, inner: &str) -> String {
+        format!("{}{inner}", self.prefix)
+    }
+
+    /// Reads the document, reporting a read failure and every duplicate key.
+    pub(crate) fn read(&self, sink: &mut Sink) -> Option<Document<'s>> {
+        let document = match json::read(self.source, LIMITS) {
+            Ok(document) => document,
+            Err(error) => {
+                self.read_error(&error, sink);
+                return None;
+            }
+        };
+        // compose-bundle.json.duplicate-key (decision: a repeated key means different
+        // things to different readers).
+        for duplicate in &document.duplicates {
+            let first = Position::of(self.source, duplicate.first.start);
+            sink.at(
+                rule::JSON_DUPLICATE_KEY,
+                self.pointer(&duplicate.pointer),
+                Some(duplicate.span),
+                format!(
+                    "duplicate key {:?}; first defined at line {}, column {}",
+                    duplicate.key, first.line, first.column
+                ),
+            );
+        }
+        Some(document)
+    }
+
+    fn read_error(&self, error: &ReadError, sink: &mut Sink) {
+        // compose-bundle.json.size (decision: every read is bounded at 1 MiB) and
+        // compose-bundle.json.bom, .encoding, .depth, .syntax.
+        let rule = error.rule(&READ_RULES);
+        let pointer = (!self.prefix.is_empty()).then(|| self.prefix.to_owned());
+        let location = match error.offset() {
+            Some(offset) => Location {
+                pointer,
+                position: Some(Position::of(self.source, offset)),
+                span: Some(Span::new(offset..(offset + 1).min(self.source.len())))
+                    .filter(|_| sink.spans),
+            },
+            None => Location {
+                pointer,
+                position: None,
+                span: None,
+            },
+        };
+        sink.report
+            .diagnostics
+            .push(Diagnostic::new(rule, location, error.to_string()));
+    }
+}
+
+/// Member access with the checks every object of the format shares.
+pub(crate) struct Object<'n, 'a> {
+    pub(crate) node: &'n Node<'a>,
+    /// Pointer of the object inside its document.
+    pub(crate) pointer: String,
+}
+
+impl<'n, 'a> Object<'n, 'a> {
+    /// The object at `node`, or a `compose-bundle.field.type` diagnostic.
+    pub(crate) fn new(
+        file: &JsonFile<'_>,
+        node: &'n Node<'a>,
+        pointer: String,
+        sink: &mut Sink,
+    ) -> Option<Object<'n, 'a>> {
+        if node.as_object().is_some() {
+            return Some(Object { node, pointer });
+        }
+        type_error(file, node, &pointer, "an object", sink);
+        None
+    }
+
+    /// compose-bundle.json.key-case: members that differ from a defined member only in
+    /// ASCII case (decision: Go's decoder binds them to that member).
+    pub(crate) fn key_case(&self, file: &JsonFile<'_>, defined: &[&str], sink: &mut Sink) {
+        for member in self.node.as_object().unwrap_or_default() {
+            let key: &str = &member.key;
+            if let Some(name) = defined
+                .iter()
+                .find(|name| **name != key && name.eq_ignore_ascii_case(key))
+            {
+                sink.at(
+                    rule::JSON_KEY_CASE,
+                    file.pointer(&pointer_join(&self.pointer, key)),
+                    Some(member.key_span),
+                    format!("member {key:?} differs from {name:?} only in letter case; Go readers take it for {name:?}"),
+                );
+            }
+        }
+    }
+
+    /// The member `key`, if present.
+    pub(crate) fn get(&self, key: &str) -> Option<&'n Node<'a>> {
+        self.node.get(key).map(|member| &member.value)
+    }
+
+    /// The pointer of member `key` inside the document.
+    pub(crate) fn member_pointer(&self, key: &str) -> String {
+        pointer_join(&self.pointer, key)
+    }
+
+    /// The member `key`, or a `compose-bundle.field.required` diagnostic.
+    pub(crate) fn required(
+        &self,
+        file: &JsonFile<'_>,
+        key: &str,
+        sink: &mut Sink,
+    ) -> Option<&'n Node<'a>> {
+        let found = self.get(key);
+        if found.is_none() {
+            // compose-bundle.field.required (spec: the manifest example's members).
+            sink.at(
+                rule::FIELD_REQUIRED,
+                file.pointer(&self.member_pointer(key)),
+                Some(self.node.span),
+                format!("required member {key:?} is missing"),
+            );
+        }
+        found
+    }
+
+    /// A required string member; a missing member or a wrong type is reported.
+    pub(crate) fn required_str(
+        &self,
+        file: &JsonFile<'_>,
+        key: &str,
+        sink: &mut Sink,
+    ) -> Option<&'n str> {
+        let node = self.required(file, key, sink)?;
+        string(file, node, &self.member_pointer(key), sink)
+    }
+
+    /// An optional string member; a wrong type is reported.
+    pub(crate) fn optional_str(
+        &self,
+        file: &JsonFile<'_>,
+        key: &str,
+        sink: &mut Sink,
+    ) -> Option<&'n str> {
+        let node = self.get(key)?;
+        string(file, node, &self.member_pointer(key), sink)
+    }
+}
+
+/// compose-bundle.field.type for strings.
+pub(crate) fn string<'n>(
+    file: &JsonFile<'_>,
+    node: &'n Node<'_>,
+    pointer: &str,
+    sink: &mut Sink,
+) -> Option<&'n str> {
+    let text = node.as_str();
+    if text.is_none() {
+        type_error(file, node, pointer, "a string", sink);
+    }
+    text
+}
+
+/// compose-bundle.field.type for arrays of strings: the strings with their pointers,
+/// each wrong item reported.
+pub(crate) fn strings<'n>(
+    file: &JsonFile<'_>,
+    node: &'n Node<'_>,
+    pointer: &str,
+    sink: &mut Sink,
+) -> Option<Vec<Item<'n>>> {
+    let Some(items) = node.as_array() else {
+        type_error(file, node, pointer, "an array of strings", sink);
+        return None;
+    };
+    let mut found = Vec::with_capacity(items.len());
+    for (index, item) in items.iter().enumerate() {
+        let item_pointer = format!("{pointer}/{index}");
+        if let Some(text) = string(file, item, &item_pointer, sink) {
+            found.push(Item {
+                text,
+                pointer: item_pointer,
+                span: item.span,
+            });
+        }
+    }
+    Some(found)
+}
+
+/// A string item of an array, with where it is.
+pub(crate) struct Item<'n> {
+    pub(crate) text: &'n str,
+    pub(crate) pointer: String,
+    pub(crate) span: Span,
+}
+
+/// compose-bundle.field.type (spec: the example gives every member's type).
+pub(crate) fn type_error(
+    file: &JsonFile<'_>,
+    node: &Node<'_>,
+    pointer: &str,
+    expected: &str,
+    sink: &mut Sink,
+) {
+    sink.at(
+        rule::FIELD_TYPE,
+        file.pointer(pointer),
+        Some(node.span),
+        format!("expected {expected}, found {}", node.value.kind()),
+    );
+}
+
+/// Control characters: C0, DEL and C1 (see `compose-bundle.string.value`).
+pub(crate) fn is_control(c: char) -> bool {
+    matches!(c, '\u{0}'..='\u{1F}' | '\u{7F}'..='\u{9F}')
+}
+
+/// Whether a name is a safe, portable path segment: not empty, `.` or `..`; no `/`,
+/// `\`, control character or any of `<>:"|?*`; no trailing dot or space; not a Windows
+/// device name with or without an extension.
+pub(crate) fn is_portable_segment(name: &str) -> bool {
+    if name.is_empty() || name == "." || name == ".." || name.ends_with(['.', ' ']) {
+        return false;
+    }
+    if name
+        .chars()
+        .any(|c| is_control(c) || matches!(c, '/' | '\\' | '<' | '>' | ':' | '"' | '|' | '?' | '*'))
+    {
+        return false;
+    }
+    let base = name
+        .split('.')
+        .next()
+        .unwrap_or_default()
+        .to_ascii_uppercase();
+    let device = matches!(base.as_str(), "CON" | "PRN" | "AUX" | "NUL")
+        || ["COM", "LPT"].iter().any(|prefix| {
+            base.strip_prefix(prefix).is_some_and(|digit| {
+                matches!(digit, "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9")
+            })
+        });
+    !device
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Plants sentinels outside a hostile bundle (a decoy manifest that would make the
+    /// bundle valid, a secret file, a FIFO that blocks whoever opens it for reading, a
+    /// directory of decoy identity trees) and symlinks to each of them from every place
+    /// the verifier reads or resolves. The verifier must finish (opening the FIFO would
+    /// hang it), report the symlinks, and leave every sentinel as it was.
+    #[cfg(all(unix, not(target_vendor = "apple")))]
+    #[test]
+    fn never_reads_or_writes_outside_the_bundle() {
+        use std::os::unix::fs::symlink;
+        use std::time::Duration;
+
+        let outside = tempfile::tempdir().unwrap();
+        let secret_token = "SENTINEL-7f3a";
+        let decoy_manifest = r##"{"format": "agent-compose.bundle", "role": "r", "role_skill": "role-r",
+            "role_skill_source": "s", "role_skill_digest": "sha256:0000000000000000000000000000000000000000000000000000000000000000",
+            "personalities": ["p"], "color": "#90a66a", "identity": {"display_name": "R"},
+            "sources": ["s"], "content": [{"id": "c", "digest": "sha256:0000000000000000000000000000000000000000000000000000000000000000"}],
+            "delivery": {"mode": "native-skills", "instructions": "i.md", "skills_root": "skills"}}"##;
+        let secret = outside.path().join("secret.md");
+        std::fs::write(&secret, format!("{secret_token}\n")).unwrap();
+        std::fs::write(outside.path().join("manifest.json"), decoy_manifest).unwrap();
+        let fifo = outside.path().join("pipe");
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .unwrap();
+        let decoy_trees = outside.path().join("skills/s/x");
+        std::fs::create_dir_all(&decoy_trees).unwrap();
+        std::fs::write(decoy_trees.join("SKILL.md"), secret_token).unwrap();
+        let snapshot = |dir: &Path| {
+            let mut entries: Vec<(String, u64, Option<std::time::SystemTime>)> = Vec::new();
+            let mut stack = vec![dir.to_path_buf()];
+            while let Some(dir) = stack.pop() {
+                for entry in std::fs::read_dir(&dir).unwrap() {
+                    let entry = entry.unwrap();
+                    let metadata = std::fs::symlink_metadata(entry.path()).unwrap();
+                    if metadata.is_dir() {
+                        stack.push(entry.path());
+                    }
+                    entries.push((
+                        entry.path().display().to_string(),
+                        metadata.len(),
+                        metadata.modified().ok(),
+                    ));
+                }
+            }
+            entries.sort();
+            entries
+        };
+        let before = snapshot(outside.path());
+
+        let bundles = tempfile::tempdir().unwrap();
+        // Bundle one: a manifest of its own whose every entry point leads outside.
+        let one = bundles.path().join("one");
+        std::fs::create_dir_all(one.join("content")).unwrap();
+        std::fs::write(
+            one.join("manifest.json"),
+            decoy_manifest.replace(
+                r#""instructions": "i.md", "skills_root": "skills""#,
+                r#""instructions": "content/instructions.md", "skills_root": "content/skills", "voice_profile": "content/voice.json""#,
+            ),
+        )
+        .unwrap();
+        symlink(&secret, one.join("content/instructions.md")).unwrap();
+        symlink(outside.path().join("skills"), one.join("content/skills")).unwrap();
+        symlink(&fifo, one.join("content/voice.json")).unwrap();
+        symlink(&fifo, one.join("trace.json")).unwrap();
+        symlink(outside.path(), one.join("content/everything")).unwrap();
+        // Bundle two: manifest.json itself leads to the decoy, trace.json to the FIFO.
+        let two = bundles.path().join("two");
+        std::fs::create_dir_all(&two).unwrap();
+        symlink(
+            outside.path().join("manifest.json"),
+            two.join("manifest.json"),
+        )
+        .unwrap();
+        symlink(&fifo, two.join("trace.json")).unwrap();
+
+        for bundle in [one, two] {
+            let (sender, receiver) = std::sync::mpsc::channel();
+            let root = bundle.clone();
+            std::thread::spawn(move || sender.send(check_tree(&root)));
+            let report = receiver
+                .recv_timeout(Duration::from_secs(30))
+                .expect("the verifier hung: it opened the FIFO outside the bundle");
+            let rules: Vec<&str> = report.diagnostics.iter().map(|d| d.rule.id).collect();
+            assert!(
+                rules.contains(&"compose-bundle.tree.entry-kind"),
+                "{rules:?}"
+            );
+            for diagnostic in &report.diagnostics {
+                assert!(
+                    !diagnostic.message.contains(secret_token),
+                    "read outside: {diagnostic:?}"
+                );
+                let pointer = diagnostic.location.pointer.as_deref().unwrap_or_default();
+                assert!(
+                    !pointer.starts_with("/content/everything/")
+                        && !pointer.starts_with("/content/skills/"),
+                    "walked outside: {diagnostic:?}"
+                );
+            }
+            if bundle.ends_with("two") {
+                // Had the decoy manifest been read, the manifest would be present.
+                assert!(
+                    rules.contains(&"compose-bundle.manifest.present"),
+                    "{rules:?}"
+                );
+            } else {
+                for field in ["instructions", "skills_root", "voice_profile"] {
+                    let pointer = format!("/manifest.json/delivery/{field}");
+                    assert!(
+                        report
+                            .diagnostics
+                            .iter()
+                            .any(|d| d.rule.id == "compose-bundle.entry.kind"
+                                && d.location.pointer.as_deref() == Some(pointer.as_str())),
+                        "{field} was followed: {:?}",
+                        report.diagnostics
+                    );
+                }
+                assert!(rules.contains(&"compose-bundle.trace.present"), "{rules:?}");
+            }
+        }
+        assert_eq!(
+            before,
+            snapshot(outside.path()),
+            "something outside the bundle changed"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&secret).unwrap(),
+            format!("{secret_token}\n")
+        );
+    }
+
+    #[test]
+    fn portable_segments() {
+        for good in [
+            "a",
+            "SKILL.md",
+            "roster%3Acore",
+            "a b",
+            "console",
+            "COM10",
+            "x.y.z",
+        ] {
+            assert!(is_portable_segment(good), "{good}");
+        }
+        for bad in [
+            "", ".", "..", "a/b", "a\\b", "a:b", "a?", "x.", "x ", "CON", "nul.txt", "Lpt9.md",
+            "a\u{1}b", "a\u{85}b",
+        ] {
+            assert!(!is_portable_segment(bad), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,230 @@
+//! The decision trace `trace.json` (`{format: "agent-compose.trace", decisions: [{subject,
+//! kind, source?, outcome, reason?}]}`): its shape, its agreement with the manifest, and
+//! the skills it selects, whose identity trees the tree checks then look for.
+
+use crate::diagnostic::rules::compose_bundle as rule;
+use crate::json::pointer_join;
+
+use super::manifest::{is_locator, Manifest};
+use super::{is_control, is_portable_segment, JsonFile, Object, Sink};
+
+const TRACE_FIELDS: &[&str] = &["format", "decisions", "providers"];
+const DECISION_FIELDS: &[&str] = &["subject", "kind", "source", "outcome", "reason"];
+
+/// A skill the trace selects, with safe name and source.
+#[derive(Debug, Clone)]
+pub(crate) struct Selected {
+    pub(crate) skill: String,
+    pub(crate) source: String,
+}
+
+/// One decision with its place in the trace.
+struct Decision<'n> {
+    subject: &'n str,
+    kind: &'n str,
+    outcome: &'n str,
+    source: Option<&'n str>,
+    pointer: String,
+}
+
+/// Checks `trace.json` against the manifest (when it could be read) and returns the
+/// skills it selects.
+pub(crate) fn check(source: &[u8], manifest: Option<&Manifest>, sink: &mut Sink) -> Vec<Selected> {
+    let file = JsonFile {
+        source,
+        prefix: "/trace.json",
+    };
+    let Some(document) = file.read(sink) else {
+        return Vec::new();
+    };
+    let root = &document.root;
+    if root.as_object().is_none() {
+        // compose-bundle.trace.present (the trace is a JSON object).
+        sink.at(
+            rule::TRACE_PRESENT,
+            file.pointer(""),
+            None,
+            format!("the trace is {}, not a JSON object", root.value.kind()),
+        );
+        return Vec::new();
+    }
+    let trace = Object {
+        node: root,
+        pointer: String::new(),
+    };
+    trace.key_case(&file, TRACE_FIELDS, sink);
+    // compose-bundle.trace.format.
+    match trace.get("format") {
+        Some(node) if node.as_str() == Some("agent-compose.trace") => {}
+        _ => sink.at(
+            rule::TRACE_FORMAT,
+            file.pointer("/format"),
+            None,
+            "the trace's format must be \"agent-compose.trace\"",
+        ),
+    }
+    let Some(node) = trace.required(&file, "decisions", sink) else {
+        return Vec::new();
+    };
+    let Some(items) = node.as_array() else {
+        super::type_error(&file, node, "/decisions", "an array of objects", sink);
+        return Vec::new();
+    };
+    let mut decisions = Vec::new();
+    for (index, item) in items.iter().enumerate() {
+        let Some(decision) = Object::new(&file, item, format!("/decisions/{index}"), sink) else {
+            continue;
+        };
+        decision.key_case(&file, DECISION_FIELDS, sink);
+        let subject = decision.required_str(&file, "subject", sink);
+        let kind = decision.required_str(&file, "kind", sink);
+        let outcome = decision.required_str(&file, "outcome", sink);
+        let source = decision.optional_str(&file, "source", sink);
+        decision.optional_str(&file, "reason", sink);
+        if let (Some(subject), Some(kind), Some(outcome)) = (subject, kind, outcome) {
+            decisions.push(Decision {
+                subject,
+                kind,
+                outcome,
+                source,
+                pointer: decision.pointer.clone(),
+            });
+        }
+    }
+    if let Some(manifest) = manifest {
+        profiles(&file, &decisions, manifest, sink);
+    }
+    skills(&file, &decisions, manifest, sink)
+}
+
+/// compose-bundle.trace.profiles (decision: the public verifier's agreement check).
+fn profiles(file: &JsonFile<'_>, decisions: &[Decision<'_>], manifest: &Manifest, sink: &mut Sink) {
+    let Some(role) = &manifest.role else {
+        return;
+    };
+    let mut expected: Vec<String> = vec![format!("role:{role}")];
+    expected.extend(
+        manifest
+            .personalities
+            .iter()
+            .map(|p| format!("personality:{p}")),
+    );
+    expected.extend(manifest.boundaries.iter().map(|b| format!("boundary:{b}")));
+    let mut seen: Vec<&str> = Vec::new();
+    for decision in decisions
+        .iter()
+        .filter(|d| d.kind == "profile" && d.outcome == "selected")
+    {
+        let pointer = file.pointer(&pointer_join(&decision.pointer, "subject"));
+        if seen.contains(&decision.subject) {
+            sink.at(
+                rule::TRACE_PROFILES,
+                pointer,
+                None,
+                format!("profile {:?} is selected twice", decision.subject),
+            );
+        } else if !expected.iter().any(|subject| subject == decision.subject) {
+            sink.at(
+                rule::TRACE_PROFILES,
+                pointer,
+                None,
+                format!(
+                    "profile {:?} is selected but the manifest names no such role, personality or boundary",
+                    decision.subject
+                ),
+            );
+        }
+        seen.push(decision.subject);
+    }
+    for subject in &expected {
+        if !seen.contains(&subject.as_str()) {
+            sink.at(
+                rule::TRACE_PROFILES,
+                file.pointer("/decisions"),
+                None,
+                format!("the trace does not select the manifest's profile {subject:?}"),
+            );
+        }
+    }
+}
+
+/// compose-bundle.trace.skills and compose-bundle.trace.source.
+fn skills(
+    file: &JsonFile<'_>,
+    decisions: &[Decision<'_>],
+    manifest: Option<&Manifest>,
+    sink: &mut Sink,
+) -> Vec<Selected> {
+    let mut selected: Vec<Selected> = Vec::new();
+    let mut any = false;
+    for decision in decisions
+        .iter()
+        .filter(|d| d.kind == "skill" && d.outcome == "selected")
+    {
+        any = true;
+        let subject_pointer = file.pointer(&pointer_join(&decision.pointer, "subject"));
+        let source_pointer = file.pointer(&pointer_join(&decision.pointer, "source"));
+        let skill = decision.subject.strip_prefix("skill:");
+        let Some(skill) = skill.filter(|skill| is_portable_segment(skill)) else {
+            sink.at(
+                rule::TRACE_SKILLS,
+                subject_pointer,
+                None,
+                format!(
+                    "{:?} is not `skill:` followed by a safe skill name",
+                    decision.subject
+                ),
+            );
+            continue;
+        };
+        let Some(source) = decision.source.filter(|source| is_safe_source(source)) else {
+            let message = match decision.source {
+                None => "a selected skill names its source".to_owned(),
+                Some(source) => format!("source {source:?} is not a safe source id"),
+            };
+            sink.at(rule::TRACE_SKILLS, source_pointer, None, message);
+            continue;
+        };
+        if let Some(manifest) = manifest {
+            if !manifest.sources.iter().any(|known| known == source) {
+                sink.at(
+                    rule::TRACE_SOURCE,
+                    source_pointer,
+                    None,
+                    format!("source {source:?} is not among the manifest's sources"),
+                );
+            }
+        }
+        if selected
+            .iter()
+            .any(|seen| seen.skill == skill && seen.source == source)
+        {
+            sink.at(
+                rule::TRACE_SKILLS,
+                subject_pointer,
+                None,
+                format!("skill {skill:?} from {source:?} is selected twice"),
+            );
+            continue;
+        }
+        selected.push(Selected {
+            skill: skill.to_owned(),
+            source: source.to_owned(),
+        });
+    }
+    if !any {
+        sink.at(
+            rule::TRACE_SKILLS,
+            file.pointer("/decisions"),
+            None,
+            "the trace selects no skill",
+        );
+    }
+    selected
+}
+
+/// A source id that is safe as the base of a path segment: not empty, `.` or `..`,
+/// without `/`, `\` or control characters (and so no locator either).
+fn is_safe_source(source: &str) -> bool {
+    !source.is_empty() && !source.chars().any(is_control) && !is_locator(source)
+}

@@ -1,0 +1,458 @@
+//! The voice profile (spec: "The voice profile"): the linter profile a seat lints its own
+//! prose against, built from carried rules (a selected skill's own `profile.json`) and
+//! generated rules (one per term of the melded voice.avoid banks).
+//!
+//! The `voice-profile` operation takes
+//! `{name, role?: {label, avoid?}, personalities?: [{label, avoid?}], carried?: [{skill,
+//! profile}]}` (`profile` is the skill's root `profile.json` as a JSON value) and gives
+//! the profile document `{format: "agent-compose.voice-profile", name, rules}`, or `false`
+//! when there is no rule: then no file is written and delivery names no voice_profile.
+//! The validate side checks a named profile file's rule list.
+
+use serde_json::{json, Map, Value};
+
+use crate::diagnostic::rules::compose_bundle as rule;
+use crate::diagnostic::Report;
+use crate::json::Node;
+
+use super::{strings, JsonFile, Object, Sink};
+
+const FORMAT: &str = "agent-compose.voice-profile";
+
+/// Characters escaped in a generated pattern: the metacharacters every mainstream regex
+/// dialect shares (see `compose-bundle.voice.pattern`).
+const META: &[char] = &[
+    '\\', '.', '+', '*', '?', '(', ')', '|', '[', ']', '{', '}', '^', '$',
+];
+
+/// One linter rule, with the keys the engine declares.
+#[derive(Debug, Clone)]
+struct Rule {
+    id: String,
+    pattern: String,
+    hint: String,
+    scope: Option<String>,
+    flags: Vec<String>,
+    blocking: bool,
+    source: String,
+}
+
+impl Rule {
+    /// The rule as JSON; empty optional keys are left out, as the engine's format does.
+    fn to_json(&self) -> Value {
+        let mut object = Map::new();
+        object.insert("id".into(), json!(self.id));
+        object.insert("pattern".into(), json!(self.pattern));
+        object.insert("hint".into(), json!(self.hint));
+        if let Some(scope) = self.scope.as_ref().filter(|scope| !scope.is_empty()) {
+            object.insert("scope".into(), json!(scope));
+        }
+        if !self.flags.is_empty() {
+            object.insert("flags".into(), json!(self.flags));
+        }
+        if self.blocking {
+            object.insert("blocking".into(), json!(true));
+        }
+        if !self.source.is_empty() {
+            object.insert("source".into(), json!(self.source));
+        }
+        Value::Object(object)
+    }
+}
+
+/// The `voice-profile` operation.
+pub fn voice_profile_operation(source: &[u8]) -> Report {
+    let mut sink = Sink::new(true);
+    let file = JsonFile { source, prefix: "" };
+    let value = build(&file, &mut sink).unwrap_or(Value::Bool(false));
+    sink.finish(value)
+}
+
+fn build(file: &JsonFile<'_>, sink: &mut Sink) -> Option<Value> {
+    let document = file.read(sink)?;
+    let root = Object::new(file, &document.root, String::new(), sink)?;
+    let name = root.required_str(file, "name", sink);
+    let mut generated = Vec::new();
+    let mut seen_slugs: Vec<String> = Vec::new();
+    if let Some(role) = root.get("role") {
+        bank(file, role, "/role", sink, &mut seen_slugs, &mut generated);
+    }
+    if let Some(node) = root.get("personalities") {
+        match node.as_array() {
+            Some(items) => {
+                for (index, item) in items.iter().enumerate() {
+                    let pointer = format!("/personalities/{index}");
+                    bank(file, item, &pointer, sink, &mut seen_slugs, &mut generated);
+                }
+            }
+            None => super::type_error(file, node, "/personalities", "an array of banks", sink),
+        }
+    }
+    let mut carried = Vec::new();
+    if let Some(node) = root.get("carried") {
+        match node.as_array() {
+            Some(items) => {
+                for (index, item) in items.iter().enumerate() {
+                    let pointer = format!("/carried/{index}");
+                    carried_skill(file, item, pointer, sink, &mut carried);
+                }
+            }
+            None => super::type_error(file, node, "/carried", "an array of skills", sink),
+        }
+    }
+    if sink.has_errors() {
+        return None;
+    }
+    let rules = merge(carried, generated);
+    // compose-bundle.voice.empty (spec: "A seat with no avoid bank and no carried profile
+    // writes no file and the field is absent").
+    if rules.is_empty() {
+        return Some(Value::Bool(false));
+    }
+    let rules: Vec<Value> = rules.iter().map(Rule::to_json).collect();
+    Some(json!({ "format": FORMAT, "name": name?, "rules": rules }))
+}
+
+/// compose-bundle.voice.merge: carried rules first, deduplicated on id (the first wins)
+/// and sorted by id; then the generated rules whose id is still free, sorted by id.
+fn merge(carried: Vec<Rule>, generated: Vec<Rule>) -> Vec<Rule> {
+    let mut claimed: Vec<String> = Vec::new();
+    let mut first: Vec<Rule> = Vec::new();
+    for rule in carried {
+        if !claimed.contains(&rule.id) {
+            claimed.push(rule.id.clone());
+            first.push(rule);
+        }
+    }
+    first.sort_by(|a, b| a.id.cmp(&b.id));
+    let mut second: Vec<Rule> = generated
+        .into_iter()
+        .filter(|rule| !claimed.contains(&rule.id))
+        .collect();
+    second.sort_by(|a, b| a.id.cmp(&b.id));
+    first.extend(second);
+    first
+}
+
+/// One avoid bank `{label, avoid?}`: a generated rule per term whose slug is new.
+fn bank(
+    file: &JsonFile<'_>,
+    node: &Node<'_>,
+    pointer: &str,
+    sink: &mut Sink,
+    seen: &mut Vec<String>,
+    rules: &mut Vec<Rule>,
+) {
+    let Some(bank) = Object::new(file, node, pointer.to_owned(), sink) else {
+        return;
+    };
+    let label = bank.required_str(file, "label", sink);
+    let Some(terms) = bank.get("avoid") else {
+        return;
+    };
+    let Some(terms) = strings(file, terms, &bank.member_pointer("avoid"), sink) else {
+        return;
+    };
+    let Some(label) = label else {
+        return;
+    };
+    for term in terms {
+        let term_text = term.text.trim();
+        let slug = slug(term_text);
+        if slug.is_empty() {
+            // compose-bundle.voice.term-unnamed (decision: skipped, as the public
+            // implementation does, but not silently).
+            sink.at(
+                rule::VOICE_TERM_UNNAMED,
+                file.pointer(&term.pointer),
+                Some(term.span),
+                format!(
+                    "avoid term {:?} has no ASCII letter or digit to name a rule; it is not linted",
+                    term.text
+                ),
+            );
+            continue;
+        }
+        if seen.contains(&slug) {
+            continue;
+        }
+        let Some(pattern) = pattern(term_text) else {
+            continue;
+        };
+        seen.push(slug.clone());
+        rules.push(Rule {
+            id: format!("avoid-{slug}"),
+            pattern,
+            hint: format!("on the {label} avoid bank"),
+            scope: None,
+            flags: vec!["i".to_owned()],
+            blocking: false,
+            source: format!("voice:{label}"),
+        });
+    }
+}
+
+/// The slug of a term: lowercased with the simple (one-to-one) case mapping, every run
+/// of characters outside `a-z0-9` turned into one `-`, and `-` trimmed from both ends.
+/// Only three characters lowercase into `a-z`: the ASCII capitals, KELVIN SIGN (to `k`)
+/// and LATIN CAPITAL LETTER I WITH DOT ABOVE (to `i`, by the simple mapping).
+pub(crate) fn slug(term: &str) -> String {
+    let mut slug = String::with_capacity(term.len());
+    let mut gap = false;
+    for c in term.chars() {
+        let lower = match c {
+            'a'..='z' | '0'..='9' => Some(c),
+            'A'..='Z' => Some(c.to_ascii_lowercase()),
+            '\u{212A}' => Some('k'),
+            '\u{130}' => Some('i'),
+            _ => None,
+        };
+        match lower {
+            Some(lower) => {
+                if gap && !slug.is_empty() {
+                    slug.push('-');
+                }
+                gap = false;
+                slug.push(lower);
+            }
+            None => gap = true,
+        }
+    }
+    slug
+}
+
+/// compose-bundle.voice.pattern: the pieces between whitespace, escaped and joined with
+/// `\s+`, with `\b` at each end whose character is an ASCII word character.
+pub(crate) fn pattern(term: &str) -> Option<String> {
+    let pieces: Vec<String> = term.split_whitespace().map(escape).collect();
+    if pieces.is_empty() {
+        return None;
+    }
+    let mut body = pieces.join(r"\s+");
+    let trimmed = term.trim();
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    if trimmed.chars().next().is_some_and(is_word) {
+        body.insert_str(0, r"\b");
+    }
+    if trimmed.chars().next_back().is_some_and(is_word) {
+        body.push_str(r"\b");
+    }
+    Some(body)
+}
+
+fn escape(piece: &str) -> String {
+    let mut escaped = String::with_capacity(piece.len());
+    for c in piece.chars() {
+        if META.contains(&c) {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    escaped
+}
+
+/// One carried skill `{skill, profile}`: its rules when its profile is a linter profile.
+fn carried_skill(
+    file: &JsonFile<'_>,
+    node: &Node<'_>,
+    pointer: String,
+    sink: &mut Sink,
+    rules: &mut Vec<Rule>,
+) {
+    let Some(skill) = Object::new(file, node, pointer, sink) else {
+        return;
+    };
+    let name = skill.required_str(file, "skill", sink);
+    let Some(profile) = skill.required(file, "profile", sink) else {
+        return;
+    };
+    let (Some(name), Some(items)) = (name, profile_rules(profile)) else {
+        return;
+    };
+    let rules_pointer = format!("{}/rules", skill.member_pointer("profile"));
+    for (index, item) in items.iter().enumerate() {
+        let item = Object {
+            node: item,
+            pointer: format!("{rules_pointer}/{index}"),
+        };
+        if let Some(rule) = carried_rule(file, &item, name, sink) {
+            rules.push(rule);
+        }
+    }
+}
+
+/// Discovery (spec: "Discovery reads the document rather than matching a skill name"):
+/// the rules of a document whose `rules` is a non-empty array of objects that all have
+/// non-empty string id, pattern and hint; `None` for any other document.
+fn profile_rules<'n, 'a>(profile: &'n Node<'a>) -> Option<&'n [Node<'a>]> {
+    let items = profile.get("rules")?.value.as_array()?;
+    let complete = |item: &Node<'_>| {
+        ["id", "pattern", "hint"].iter().all(|key| {
+            item.get(key)
+                .and_then(|member| member.value.as_str())
+                .is_some_and(|text| !text.is_empty())
+        })
+    };
+    (!items.is_empty() && items.iter().all(complete)).then_some(items)
+}
+
+/// compose-bundle.voice.carried: a carried rule keeps the declared keys, typed as
+/// declared, and loses the rest; its source becomes `skill:<skill>`.
+fn carried_rule(
+    file: &JsonFile<'_>,
+    item: &Object<'_, '_>,
+    skill: &str,
+    sink: &mut Sink,
+) -> Option<Rule> {
+    let text = |key: &str| {
+        item.get(key)
+            .and_then(Node::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let mut wrong = |key: &str, expected: &str| {
+        sink.at(
+            rule::VOICE_CARRIED,
+            file.pointer(&item.member_pointer(key)),
+            item.get(key).map(|node| node.span),
+            format!("carried rule key {key:?} must be {expected}"),
+        );
+    };
+    let mut valid = true;
+    let scope = match item.get("scope").map(|node| &node.value) {
+        None | Some(crate::json::Value::Null) => None,
+        Some(crate::json::Value::String(scope)) => Some(scope.to_string()),
+        Some(_) => {
+            wrong("scope", "a string");
+            valid = false;
+            None
+        }
+    };
+    let flags = match item.get("flags") {
+        None => Vec::new(),
+        Some(node) if node.value == crate::json::Value::Null => Vec::new(),
+        Some(node) => match node.as_array().and_then(|items| {
+            items
+                .iter()
+                .map(|flag| flag.as_str().map(str::to_owned))
+                .collect::<Option<Vec<String>>>()
+        }) {
+            Some(flags) => flags,
+            None => {
+                wrong("flags", "an array of strings");
+                valid = false;
+                Vec::new()
+            }
+        },
+    };
+    let blocking = match item.get("blocking").map(|node| &node.value) {
+        None | Some(crate::json::Value::Null) => false,
+        Some(crate::json::Value::Bool(blocking)) => *blocking,
+        Some(_) => {
+            wrong("blocking", "a boolean");
+            valid = false;
+            false
+        }
+    };
+    match item.get("source").map(|node| &node.value) {
+        None | Some(crate::json::Value::Null | crate::json::Value::String(_)) => {}
+        Some(_) => {
+            wrong("source", "a string");
+            valid = false;
+        }
+    }
+    valid.then(|| Rule {
+        id: text("id"),
+        pattern: text("pattern"),
+        hint: text("hint"),
+        scope,
+        flags,
+        blocking,
+        source: format!("skill:{skill}"),
+    })
+}
+
+/// Validate side: a voice profile file named by delivery.voice_profile, at `prefix` in
+/// the tree.
+pub(crate) fn check_profile_file(source: &[u8], prefix: &str, sink: &mut Sink) {
+    let file = JsonFile { source, prefix };
+    let Some(document) = file.read(sink) else {
+        return;
+    };
+    let root = &document.root;
+    // compose-bundle.voice.rules (spec: "The engine refuses an empty rule list").
+    let Some(items) = root.get("rules").and_then(|member| member.value.as_array()) else {
+        sink.at(
+            rule::VOICE_RULES,
+            file.pointer("/rules"),
+            None,
+            "a voice profile is a JSON object with a rules array",
+        );
+        return;
+    };
+    if items.is_empty() {
+        sink.at(
+            rule::VOICE_RULES,
+            file.pointer("/rules"),
+            None,
+            "the rule list is empty; a seat without rules has no voice profile at all",
+        );
+    }
+    // compose-bundle.voice.rule-shape (decision: the engine needs id, pattern and hint).
+    for (index, item) in items.iter().enumerate() {
+        for key in ["id", "pattern", "hint"] {
+            let usable = item
+                .get(key)
+                .and_then(|member| member.value.as_str())
+                .is_some_and(|text| !text.is_empty());
+            if !usable {
+                sink.at(
+                    rule::VOICE_RULE_SHAPE,
+                    file.pointer(&format!("/rules/{index}/{key}")),
+                    None,
+                    format!("a voice profile rule needs a non-empty string {key}"),
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_from_the_field_notes() {
+        assert_eq!(pattern("just").as_deref(), Some(r"\bjust\b"));
+        assert_eq!(pattern("follow\tup").as_deref(), Some(r"\bfollow\s+up\b"));
+        assert_eq!(pattern("C++").as_deref(), Some(r"\bC\+\+"));
+        assert_eq!(pattern("...really").as_deref(), Some(r"\.\.\.really\b"));
+        assert_eq!(pattern("$5 fee").as_deref(), Some(r"\$5\s+fee\b"));
+        assert_eq!(pattern("  \n "), None);
+    }
+
+    #[test]
+    fn slugs() {
+        assert_eq!(slug("Follow  Up!"), "follow-up");
+        assert_eq!(slug("C++"), "c");
+        assert_eq!(slug("--just--"), "just");
+        assert_eq!(slug("\u{130}stanbul"), "istanbul");
+        assert_eq!(slug("très"), "tr-s");
+        assert_eq!(slug("日本"), "");
+    }
+
+    /// The generated patterns compile in a real regex engine and anchor as the spec
+    /// says: `just` does not match inside `adjust`, a wrapped phrase still matches.
+    #[test]
+    fn patterns_match_as_intended() {
+        let just = regex::Regex::new(&format!("(?i){}", pattern("just").unwrap())).unwrap();
+        assert!(just.is_match("I just did"));
+        assert!(!just.is_match("adjust it"));
+        let phrase = regex::Regex::new(&pattern("follow up").unwrap()).unwrap();
+        assert!(phrase.is_match("we follow\n  up later"));
+        let easy = regex::Regex::new(&pattern("easy").unwrap()).unwrap();
+        assert!(!easy.is_match("greasy"));
+        let money = regex::Regex::new(&pattern("$5 fee").unwrap()).unwrap();
+        assert!(money.is_match("a $5 fee"));
+    }
+}
