@@ -272,10 +272,13 @@ fn line_columns(source: &[u8], starts: &[usize], line: usize) -> usize {
 
 /// Every location lies inside the input. `document` is the parsed JSON document, when
 /// the format is JSON and the input parsed; pointers are then resolved in it.
+/// Diagnostics about a directory tree carry no spans (there is no one document to
+/// underline), so `require_spans` is false for them.
 pub fn locations(
     source: &[u8],
     report: &Report,
     document: Option<&Node<'_>>,
+    require_spans: bool,
 ) -> Result<(), Violation> {
     let starts = line_starts(source);
     for diagnostic in &report.diagnostics {
@@ -296,7 +299,7 @@ pub fn locations(
                 ));
             }
         }
-        if let Some(position) = location.position {
+        if let (None, Some(position)) = (&location.pointer, location.position) {
             let line = position.line as usize;
             if line == 0 || line > starts.len() {
                 return fail(format!(
@@ -321,6 +324,37 @@ pub fn locations(
                 }
             }
         }
+        if let (Some(pointer), Some(position)) = (&location.pointer, location.position) {
+            // Text inside a JSON string: the position is in the string's decoded text,
+            // and the span lies inside the string's literal.
+            let Some(root) = document else {
+                return fail(format!("pointer {pointer:?} but no document was parsed"));
+            };
+            let strings: Vec<&Node<'_>> = pointer_nodes(root, pointer)
+                .into_iter()
+                .filter(|node| node.as_str().is_some())
+                .collect();
+            let fits = strings.iter().any(|node| {
+                let text = node.as_str().unwrap_or_default().as_bytes();
+                let starts = line_starts(text);
+                let line = position.line as usize;
+                let inside_span = location.span.is_none_or(|span| {
+                    span.start >= node.span.start && span.end <= node.span.end
+                });
+                line >= 1
+                    && line <= starts.len()
+                    && position.column >= 1
+                    && position.column as usize <= line_columns(text, &starts, line - 1) + 1
+                    && inside_span
+            });
+            if !fits {
+                return fail(format!(
+                    "line {} column {} is not inside the string at {pointer:?}",
+                    position.line, position.column
+                ));
+            }
+            continue;
+        }
         if let Some(pointer) = &location.pointer {
             let Some(root) = document else {
                 return fail(format!("pointer {pointer:?} but no document was parsed"));
@@ -336,7 +370,10 @@ pub fn locations(
                         span.start, span.end
                     ))
                 }
-                None => return fail(format!("pointer {pointer:?} without a span")),
+                None if require_spans => {
+                    return fail(format!("pointer {pointer:?} without a span"))
+                }
+                None => {}
             }
         }
     }
@@ -391,6 +428,35 @@ pub fn pointer_spans(root: &Node<'_>, pointer: &str) -> Option<Vec<Span>> {
     Some(spans)
 }
 
+/// Every value a pointer names (all members of a repeated key).
+pub fn pointer_nodes<'n, 'a>(root: &'n Node<'a>, pointer: &str) -> Vec<&'n Node<'a>> {
+    let Some(tokens) = json_text::tokens(pointer) else {
+        return Vec::new();
+    };
+    let mut current: Vec<&Node<'_>> = vec![root];
+    for token in &tokens {
+        let mut next = Vec::new();
+        for node in current {
+            match &node.value {
+                Value::Object(members) => next.extend(
+                    members
+                        .iter()
+                        .filter(|member| member.key == *token)
+                        .map(|member| &member.value),
+                ),
+                Value::Array(items) => {
+                    if let Some(item) = token.parse::<usize>().ok().and_then(|at| items.get(at)) {
+                        next.push(item);
+                    }
+                }
+                _ => {}
+            }
+        }
+        current = next;
+    }
+    current
+}
+
 /// The diagnostics as (rule, severity, pointer) triples, counted: what must survive a
 /// re-serialisation that moves every byte.
 pub fn by_pointer(report: &Report) -> BTreeMap<(String, String, Option<String>), usize> {
@@ -433,8 +499,7 @@ pub fn same_by_pointer(
 }
 
 /// An input over the limit got the size diagnostic alone, at no location.
-pub fn oversized(format: Format, report: &Report) -> Result<(), Violation> {
-    let rule = format!("{}.size.max", format.name());
+pub fn oversized(rule: &str, report: &Report) -> Result<(), Violation> {
     let alone = report.diagnostics.len() == 1
         && report.diagnostics[0].rule.id == rule
         && report.diagnostics[0].location.pointer.is_none()

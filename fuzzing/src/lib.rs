@@ -38,6 +38,11 @@ pub const ALLOCATION_PER_BYTE: usize = 512;
 /// Bytes a check may allocate whatever the input's size.
 pub const ALLOCATION_BASE: usize = 256 * 1024;
 
+/// What a skill package check may allocate on top of [`ALLOCATION_BASE`]: YAML aliases in
+/// a head may expand up to `skill-package.head.yaml-resources`' budget whatever the
+/// head's size, and a package holds up to four heads' worth of text.
+pub const YAML_ALIAS_ALLOWANCE: usize = 64 * 1024 * 1024;
+
 /// Bytes a check may allocate to refuse an input over its format's size limit: enough for
 /// the report and its message, far too little to hold a parse of the input.
 pub const OVERSIZE_ALLOCATION: usize = 16 * 1024;
@@ -94,6 +99,17 @@ pub enum Target {
     SoulMd,
     /// The SOUL.md validator on generated near-valid documents.
     SoulMdStructured,
+    /// The skill package validator on raw bytes as a JSON envelope.
+    SkillPackage,
+    /// The skill package validator on generated near-valid envelopes.
+    SkillPackageStructured,
+    /// The skill package validator on raw bytes as a bare `SKILL.md` head.
+    SkillMdHead,
+    /// The bundle validator on a bundle whose `manifest.json` is the raw input (the other
+    /// files are the corpus's valid bundle), written into a temporary directory.
+    ComposeBundleManifest,
+    /// The bundle validator on generated bundle trees written into a temporary directory.
+    ComposeBundleTree,
 }
 
 impl Target {
@@ -108,6 +124,11 @@ impl Target {
         Target::SoulacySidecarStructured,
         Target::SoulMd,
         Target::SoulMdStructured,
+        Target::SkillPackage,
+        Target::SkillPackageStructured,
+        Target::SkillMdHead,
+        Target::ComposeBundleManifest,
+        Target::ComposeBundleTree,
     ];
 
     /// The cargo-fuzz target name (`cargo +nightly fuzz run <name>`).
@@ -122,6 +143,11 @@ impl Target {
             Target::SoulacySidecarStructured => "soulacy_sidecar_structured",
             Target::SoulMd => "soul_md",
             Target::SoulMdStructured => "soul_md_structured",
+            Target::SkillPackage => "skill_package",
+            Target::SkillPackageStructured => "skill_package_structured",
+            Target::SkillMdHead => "skill_md_head",
+            Target::ComposeBundleManifest => "compose_bundle_manifest",
+            Target::ComposeBundleTree => "compose_bundle_tree",
         }
     }
 
@@ -142,6 +168,12 @@ impl Target {
                 Some(Format::SoulacySidecar)
             }
             Target::SoulMd | Target::SoulMdStructured => Some(Format::SoulMd),
+            Target::SkillPackage | Target::SkillPackageStructured | Target::SkillMdHead => {
+                Some(Format::SkillPackage)
+            }
+            Target::ComposeBundleManifest | Target::ComposeBundleTree => {
+                Some(Format::ComposeBundle)
+            }
         }
     }
 
@@ -155,7 +187,54 @@ impl Target {
                 | Target::SoulacyPackage
                 | Target::SoulacySidecar
                 | Target::SoulMd
+                | Target::SkillPackage
+                | Target::SkillMdHead
+                | Target::ComposeBundleManifest
         )
+    }
+
+    /// Whether the input becomes a directory tree rather than one document.
+    pub fn is_tree(self) -> bool {
+        matches!(self, Target::ComposeBundleManifest | Target::ComposeBundleTree)
+    }
+
+    /// Whether a corpus case input feeds this target: a document of its format and
+    /// operation `validate`, or for the manifest target, a bundle's `manifest.json`.
+    pub fn seeded_by(self, format: Format, input_name: &str) -> bool {
+        match self {
+            Target::JsonReader => is_json_format(format, input_name),
+            Target::SkillPackage => format == Format::SkillPackage && input_name.ends_with(".json"),
+            Target::SkillMdHead => format == Format::SkillPackage && input_name.ends_with("SKILL.md"),
+            Target::ComposeBundleManifest => format == Format::ComposeBundle && input_name == "manifest.json",
+            target if target.takes_documents() => target.format() == Some(format),
+            _ => false,
+        }
+    }
+
+    /// The size limit past which the target's document is refused unread, and the rule.
+    pub fn size_limit(self) -> Option<(usize, &'static str)> {
+        match self {
+            Target::SoulKit | Target::SoulKitStructured => {
+                Some((soulcheck::soul_kit::MAX_BYTES, "soul-kit.size.max"))
+            }
+            Target::SoulacyPackage | Target::SoulacyPackageStructured => Some((
+                soulcheck::soulacy::MAX_PACKAGE_BYTES,
+                "soulacy-package.size.max",
+            )),
+            Target::SoulacySidecar | Target::SoulacySidecarStructured => Some((
+                soulcheck::soulacy::MAX_SIDECAR_BYTES,
+                "soulacy-sidecar.size.max",
+            )),
+            Target::SkillPackage | Target::SkillPackageStructured => Some((
+                soulcheck::skill_package::MAX_ENVELOPE_BYTES,
+                "skill-package.envelope.size",
+            )),
+            Target::SkillMdHead => Some((
+                soulcheck::skill_package::MAX_FILE_BYTES,
+                "skill-package.limit.file-bytes",
+            )),
+            _ => None,
+        }
     }
 
     /// The file name the document is checked under.
@@ -166,14 +245,15 @@ impl Target {
             Some(Format::SoulacyPackage) => "input.soulacy-agent.json",
             Some(Format::SoulacySidecar) => ".soulacy-package.json",
             Some(Format::SoulMd) => "SOUL.md",
-            Some(Format::SkillPackage) => "input.json",
+            Some(Format::SkillPackage) if self == Target::SkillMdHead => "SKILL.md",
+            Some(Format::SkillPackage) => "package.json",
             Some(Format::ComposeBundle) => "manifest.json",
         }
     }
 
     /// Whether the target's documents are JSON (pointers resolve, serde_json round trips).
     pub fn is_json(self) -> bool {
-        !matches!(self.format(), Some(Format::SoulMd))
+        !matches!(self, Target::SoulMd | Target::SoulMdStructured | Target::SkillMdHead)
     }
 }
 
@@ -187,7 +267,8 @@ pub enum Outcome {
 }
 
 /// The document a structured target builds from fuzz input, or the input itself for the
-/// others; `None` when the generator cannot use it.
+/// others; `None` when the generator cannot use it. For a tree target this is the
+/// manifest; [`tree`] gives the whole tree.
 pub fn document(target: Target, data: &[u8]) -> Option<Generated> {
     let mut u = Unstructured::new(data);
     let generated = match target {
@@ -199,11 +280,16 @@ pub fn document(target: Target, data: &[u8]) -> Option<Generated> {
             generate::soulacy::generate(&mut u, generate::soulacy::Document::Sidecar)
         }
         Target::SoulMdStructured => generate::soul_md::generate(&mut u),
+        Target::SkillPackageStructured => generate::skill::generate(&mut u),
+        Target::ComposeBundleTree => generate::bundle::generate(&mut u).map(|(generated, _)| generated),
         Target::JsonReader
         | Target::SoulKit
         | Target::SoulacyPackage
         | Target::SoulacySidecar
-        | Target::SoulMd => Ok(Generated {
+        | Target::SoulMd
+        | Target::SkillPackage
+        | Target::SkillMdHead
+        | Target::ComposeBundleManifest => Ok(Generated {
             bytes: data.to_vec(),
             expected: None,
             respelled: None,
@@ -213,30 +299,47 @@ pub fn document(target: Target, data: &[u8]) -> Option<Generated> {
     generated.ok()
 }
 
+/// The tree a tree target builds from fuzz input.
+pub fn tree(target: Target, data: &[u8]) -> Option<(Generated, Vec<generate::bundle::Entry>)> {
+    match target {
+        Target::ComposeBundleTree => generate::bundle::generate(&mut Unstructured::new(data)).ok(),
+        Target::ComposeBundleManifest => Some((
+            Generated {
+                bytes: data.to_vec(),
+                expected: None,
+                respelled: None,
+                summary: "raw manifest".to_owned(),
+            },
+            generate::bundle::with_manifest(data),
+        )),
+        _ => None,
+    }
+}
+
 /// Runs one input through a target and checks every invariant that applies.
 pub fn run(target: Target, data: &[u8], meter: Option<&Meter>) -> Result<Outcome, Violation> {
     let Some(format) = target.format() else {
         json_reader(data, meter)?;
         return Ok(Outcome::Checked);
     };
+    let with_summary = |summary: &str, violation: Violation| Violation {
+        invariant: violation.invariant,
+        detail: format!("{} [input: {summary}]", violation.detail),
+    };
+    if target.is_tree() {
+        let Some((generated, entries)) = tree(target, data) else {
+            return Ok(Outcome::Unusable);
+        };
+        check_tree(format, &generated, &entries, meter)
+            .map_err(|violation| with_summary(&generated.summary, violation))?;
+        return Ok(Outcome::Checked);
+    }
     let Some(generated) = document(target, data) else {
         return Ok(Outcome::Unusable);
     };
-    check_document(target, format, &generated, meter).map_err(|violation| Violation {
-        invariant: violation.invariant,
-        detail: format!("{} [input: {}]", violation.detail, generated.summary),
-    })?;
+    check_document(target, format, &generated, meter)
+        .map_err(|violation| with_summary(&generated.summary, violation))?;
     Ok(Outcome::Checked)
-}
-
-/// The bytes a format refuses unread beyond, if it has such a limit.
-pub fn max_bytes(format: Format) -> Option<usize> {
-    match format {
-        Format::SoulKit => Some(soulcheck::soul_kit::MAX_BYTES),
-        Format::SoulacyPackage => Some(soulcheck::soulacy::MAX_PACKAGE_BYTES),
-        Format::SoulacySidecar => Some(soulcheck::soulacy::MAX_SIDECAR_BYTES),
-        Format::SoulMd | Format::SkillPackage | Format::ComposeBundle => None,
-    }
 }
 
 /// Whether a case input of `format` named `name` is a JSON document.
@@ -269,17 +372,19 @@ fn measured<T>(meter: Option<&Meter>, body: impl FnOnce() -> T) -> (T, usize) {
     (result, allocated)
 }
 
-fn allocation_bound(size: usize, allocated: usize) -> Result<(), Violation> {
-    let bound = ALLOCATION_PER_BYTE
-        .saturating_mul(size)
-        .saturating_add(ALLOCATION_BASE);
+fn allocation_bound(target: Target, size: usize, allocated: usize) -> Result<(), Violation> {
+    let base = match target.format() {
+        Some(Format::SkillPackage) => ALLOCATION_BASE + YAML_ALIAS_ALLOWANCE,
+        _ => ALLOCATION_BASE,
+    };
+    let bound = ALLOCATION_PER_BYTE.saturating_mul(size).saturating_add(base);
     if allocated <= bound {
         return Ok(());
     }
     Err(Violation::new(
         "allocation",
         format!(
-            "checking {size} bytes allocated {allocated} bytes, over the bound of {bound} ({ALLOCATION_PER_BYTE} per byte + {ALLOCATION_BASE})"
+            "checking {size} bytes allocated {allocated} bytes, over the bound of {bound} ({ALLOCATION_PER_BYTE} per byte + {base})"
         ),
     ))
 }
@@ -294,13 +399,13 @@ fn check_document(
     let name = target.file_name();
     let (report, allocated) = measured(meter, || check(format, name, bytes));
     let report = report?;
-    allocation_bound(bytes.len(), allocated)?;
+    allocation_bound(target, bytes.len(), allocated)?;
     invariants::determinism(&report, &check(format, name, bytes)?)?;
     invariants::rules_of_format(format, &report)?;
-    let limit = max_bytes(format);
+    let limit = target.size_limit().map(|(limit, _)| limit);
     let oversized = limit.is_some_and(|limit| bytes.len() > limit);
-    if oversized {
-        invariants::oversized(format, &report)?;
+    if let (true, Some((_, rule))) = (oversized, target.size_limit()) {
+        invariants::oversized(rule, &report)?;
         if allocated > OVERSIZE_ALLOCATION {
             return Err(Violation::new(
                 "size-limit",
@@ -313,7 +418,12 @@ fn check_document(
     } else {
         None
     };
-    invariants::locations(bytes, &report, parsed.as_ref().map(|document| &document.root))?;
+    invariants::locations(
+        bytes,
+        &report,
+        parsed.as_ref().map(|document| &document.root),
+        true,
+    )?;
     // The command line renders every report; rendering must not fail either.
     let rendered = report.render(bytes, name);
     let _ = report.to_json();
@@ -360,10 +470,75 @@ fn round_trip(
     Ok(())
 }
 
+/// A tree target's invariants: the tree is written into a fresh temporary directory and
+/// checked twice.
+fn check_tree(
+    format: Format,
+    generated: &Generated,
+    entries: &[generate::bundle::Entry],
+    meter: Option<&Meter>,
+) -> Result<(), Violation> {
+    let dir = tempfile::tempdir()
+        .map_err(|error| Violation::new("environment", format!("no temporary directory: {error}")))?;
+    generate::bundle::write(dir.path(), entries);
+    let size: usize = entries
+        .iter()
+        .map(|entry| match entry {
+            generate::bundle::Entry::File { bytes, .. } => bytes.len(),
+            _ => 0,
+        })
+        .sum();
+    let run = || {
+        soulcheck::check(format, "validate", Input::Tree(dir.path()), &Context::new())
+            .map_err(|unsupported| Violation::new("supported", unsupported.reason))
+    };
+    let (report, allocated) = measured(meter, run);
+    let report = report?;
+    allocation_bound(Target::ComposeBundleTree, size, allocated)?;
+    invariants::determinism(&report, &run()?)?;
+    invariants::rules_of_format(format, &report)?;
+    // Diagnostics inside manifest.json are located in it: strip the tree prefix and check
+    // them against the manifest's bytes.
+    let manifest_report = Report {
+        format,
+        diagnostics: report
+            .diagnostics
+            .iter()
+            .filter_map(|diagnostic| {
+                let pointer = diagnostic.location.pointer.as_deref()?;
+                let rest = pointer.strip_prefix("/manifest.json")?;
+                if !(rest.is_empty() || rest.starts_with('/')) {
+                    return None;
+                }
+                // The manifest as a whole (missing, too large) has no place inside it.
+                if rest.is_empty() && diagnostic.location.position.is_none() {
+                    return None;
+                }
+                let mut inner = diagnostic.clone();
+                inner.location.pointer = (!rest.is_empty()).then(|| rest.to_owned());
+                Some(inner)
+            })
+            .collect(),
+        value: None,
+    };
+    let parsed = invariants::parse_for_pointers(&generated.bytes);
+    invariants::locations(
+        &generated.bytes,
+        &manifest_report,
+        parsed.as_ref().map(|document| &document.root),
+        false,
+    )?;
+    let _ = report.render(&[], "bundle");
+    if let Some(expected) = &generated.expected {
+        invariants::expectations(&report, expected)?;
+    }
+    Ok(())
+}
+
 /// The strict JSON reader's invariants.
 fn json_reader(data: &[u8], meter: Option<&Meter>) -> Result<(), Violation> {
     let (read, allocated) = measured(meter, || json::read(data, reader::LIMITS));
-    allocation_bound(data.len(), allocated)?;
+    allocation_bound(Target::JsonReader, data.len(), allocated)?;
     if read != json::read(data, reader::LIMITS) {
         return Err(Violation::new(
             "determinism",

@@ -34,18 +34,25 @@ pub fn corpus_seeds(root: &Path) -> Result<BTreeMap<Target, Vec<Seed>>, String> 
         let Ok(prepared) = prepare_input(case) else {
             continue;
         };
-        let Input::Document { bytes, .. } = prepared.input() else {
-            continue;
+        // A directory case seeds the targets of its head or manifest file.
+        let (name, bytes) = match prepared.input() {
+            Input::Document { file_name, bytes } => (file_name.clone(), bytes.clone()),
+            Input::Tree { root } => {
+                let Some((name, bytes)) = ["manifest.json", "SKILL.md"].iter().find_map(|name| {
+                    let path = root.join(name);
+                    let metadata = std::fs::symlink_metadata(&path).ok()?;
+                    if !metadata.is_file() {
+                        return None;
+                    }
+                    std::fs::read(&path).ok().map(|bytes| ((*name).to_owned(), bytes))
+                }) else {
+                    continue;
+                };
+                (name, bytes)
+            }
         };
         for &target in Target::ALL {
-            if !target.takes_documents() {
-                continue;
-            }
-            let wanted = match target.format() {
-                Some(format) => format == case.format && case.operation == "validate",
-                None => crate::is_json_format(case.format, case.input_name()),
-            };
-            if wanted {
+            if target.seeded_by(case.format, &name) {
                 seeds.entry(target).or_default().push(Seed {
                     name: case.name(),
                     bytes: bytes.clone(),
@@ -104,6 +111,13 @@ pub fn adversarial(size: usize) -> Vec<Seed> {
         shape("long-line", format!("# {}\n", "a".repeat(size))),
         shape("lone-cr", items("a\r")),
         shape("emphasis", items("**a")),
+        shape("yaml-alias-of-a-long-scalar", {
+            let aliases = vec!["*x"; size / 8].join(", ");
+            format!(
+                "---\nname: &x \"{}\"\ndescription: [{aliases}]\n---\n# T\nbody\n",
+                "x".repeat(size / 2)
+            )
+        }),
     ]
 }
 

@@ -110,7 +110,7 @@ fn seeded(
             .map_err(|error| fail(&seed.name, &seed.bytes, error))?;
     }
     // Each JSON format's seeds padded one byte past its limit: refused unread.
-    if let Some(limit) = target.format().and_then(soulcheck_fuzzing::max_bytes) {
+    if let Some((limit, _)) = target.size_limit() {
         for seed in seeds.iter().filter(|seed| seed.bytes.len() <= limit).take(3) {
             let mut data = seed.bytes.clone();
             data.resize(limit + 1, b' ');

@@ -9,6 +9,8 @@
 //! escaping in JSON) with lengths biased to the bounds, so "valid" is exercised at its
 //! edges and not only in its middle.
 
+pub mod bundle;
+pub mod skill;
 pub mod soul_kit;
 pub mod soul_md;
 pub mod soulacy;
