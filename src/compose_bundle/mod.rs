@@ -25,7 +25,7 @@ mod voice;
 use std::path::Path;
 
 use crate::diagnostic::rules::compose_bundle as rule;
-use crate::diagnostic::{Diagnostic, Format, Location, Position, Report, RuleId, Span};
+use crate::diagnostic::{Diagnostic, Format, LineIndex, Location, Position, Report, RuleId, Span};
 use crate::json::{self, pointer_join, Document, Limits, Node, ReadError, ReadRules};
 
 /// The rules reader errors break: invalid UTF-8 and lone surrogates are both encoding
@@ -174,8 +174,10 @@ impl<'s> JsonFile<'s> {
         };
         // compose-bundle.json.duplicate-key (decision: a repeated key means different
         // things to different readers).
+        // One line index for all duplicates: building one per duplicate is quadratic.
+        let lines = LineIndex::new(self.source);
         for duplicate in &document.duplicates {
-            let first = Position::of(self.source, duplicate.first.start);
+            let first = lines.position(self.source, duplicate.first.start);
             sink.at(
                 rule::JSON_DUPLICATE_KEY,
                 self.pointer(&duplicate.pointer),
