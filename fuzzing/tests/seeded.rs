@@ -22,7 +22,7 @@ use soulcheck_fuzzing::{Meter, Outcome, StatsAlloc, Target, INSTRUMENTED_SYSTEM}
 static ALLOCATOR: &StatsAlloc<std::alloc::System> = &INSTRUMENTED_SYSTEM;
 
 /// Pseudo-random inputs per target when `SOULCHECK_FUZZ_ITERATIONS` is not set.
-const DEFAULT_ITERATIONS: usize = 400;
+const DEFAULT_ITERATIONS: usize = 250;
 
 /// The seed of the pseudo-random inputs when `SOULCHECK_FUZZ_SEED` is not set.
 const DEFAULT_SEED: u64 = 0x5001_c4ec;
@@ -118,10 +118,10 @@ fn seeded(
                 .map_err(|error| fail(&format!("{} padded", seed.name), &data, error))?;
         }
     }
-    // Worst-case shapes, at the size of the smallest limit so every target reads them.
+    // Worst-case shapes, large enough for a quadratic cost to break the allocation bound.
     if target.takes_documents() {
         let mut broken = Vec::new();
-        for shape in seeds::adversarial(60 * 1024) {
+        for shape in seeds::adversarial(24 * 1024) {
             if let Err(error) = soulcheck_fuzzing::run(target, &shape.bytes, Some(&meter)) {
                 broken.push(format!("{}: {error}", shape.name));
             }
