@@ -25,7 +25,7 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
     cargo install cargo-fuzz --locked
 fi
 
-./seed.sh corpus >/dev/null
+./seed.sh "$PWD/corpus" >/dev/null
 echo "fuzz smoke: building every target"
 cargo +nightly fuzz build "${flags[@]}" --target-dir "$target_dir"
 

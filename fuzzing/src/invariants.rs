@@ -152,7 +152,10 @@ pub fn describe(report: &Report) -> String {
                 line.push_str(&format!(" at {pointer:?}"));
             }
             if let Some(position) = location.position {
-                line.push_str(&format!(" line {} column {}", position.line, position.column));
+                line.push_str(&format!(
+                    " line {} column {}",
+                    position.line, position.column
+                ));
             }
             line
         })
@@ -165,7 +168,10 @@ pub fn expectations(report: &Report, expected: &[Expected]) -> Result<(), Violat
     let mut unmatched: Vec<&Diagnostic> = report.diagnostics.iter().collect();
     let mut missing = Vec::new();
     for want in expected {
-        match unmatched.iter().position(|diagnostic| want.matches(diagnostic)) {
+        match unmatched
+            .iter()
+            .position(|diagnostic| want.matches(diagnostic))
+        {
             Some(index) => {
                 unmatched.remove(index);
             }
@@ -302,10 +308,7 @@ pub fn locations(
         if let (None, Some(position)) = (&location.pointer, location.position) {
             let line = position.line as usize;
             if line == 0 || line > starts.len() {
-                return fail(format!(
-                    "line {line} of a {}-line input",
-                    starts.len()
-                ));
+                return fail(format!("line {line} of a {}-line input", starts.len()));
             }
             let columns = line_columns(source, &starts, line - 1);
             if position.column == 0 || position.column as usize > columns + 1 {
@@ -338,9 +341,9 @@ pub fn locations(
                 let text = node.as_str().unwrap_or_default().as_bytes();
                 let starts = line_starts(text);
                 let line = position.line as usize;
-                let inside_span = location.span.is_none_or(|span| {
-                    span.start >= node.span.start && span.end <= node.span.end
-                });
+                let inside_span = location
+                    .span
+                    .is_none_or(|span| span.start >= node.span.start && span.end <= node.span.end);
                 line >= 1
                     && line <= starts.len()
                     && position.column >= 1
@@ -550,7 +553,12 @@ mod tests {
         let spans = pointer_spans(&document.root, "/a/b/1").expect("resolves");
         assert_eq!(&text[spans[0].start..spans[0].end], b"2");
         // The second `a` holds `c`; the first does not, so its span is the missing place.
-        assert_eq!(pointer_spans(&document.root, "/a/c").expect("resolves").len(), 3);
+        assert_eq!(
+            pointer_spans(&document.root, "/a/c")
+                .expect("resolves")
+                .len(),
+            3
+        );
         assert!(pointer_spans(&document.root, "/x~0~1").is_some());
         assert!(pointer_spans(&document.root, "/a/b/01").is_none());
         assert!(pointer_spans(&document.root, "/q/r").is_none());

@@ -150,10 +150,7 @@ fn collect(node: &Json, pointer: String, pick: &dyn Fn(&Json) -> bool, found: &m
 
 /// Appends one escaped token to a pointer (RFC 6901).
 pub fn join(pointer: &str, token: &str) -> String {
-    format!(
-        "{pointer}/{}",
-        token.replace('~', "~0").replace('/', "~1")
-    )
+    format!("{pointer}/{}", token.replace('~', "~0").replace('/', "~1"))
 }
 
 /// The unescaped tokens of a pointer; `None` when it is not a pointer.
@@ -322,7 +319,10 @@ mod tests {
             let value: serde_json::Value = serde_json::from_str(&text).expect("valid");
             assert_eq!(value, plain, "{text}");
         }
-        assert_eq!(tree.pointers(&|node| matches!(node, Json::String(_))).len(), 2);
+        assert_eq!(
+            tree.pointers(&|node| matches!(node, Json::String(_))).len(),
+            2
+        );
         assert!(tree.at("/a~1b~0/1").is_some());
     }
 
@@ -330,7 +330,10 @@ mod tests {
     fn edits() {
         let mut tree = Json::object(vec![("a", Json::Null), ("b", Json::Bool(true))]);
         assert!(tree.duplicate("/a"));
-        assert_eq!(write(&tree, Style::default()), "{\"a\":null,\"a\":null,\"b\":true}\n");
+        assert_eq!(
+            write(&tree, Style::default()),
+            "{\"a\":null,\"a\":null,\"b\":true}\n"
+        );
         assert!(tree.remove("/a"));
         assert!(!tree.remove("/a"));
         assert!(tree.push_member("", "c", Json::str("x")));

@@ -153,7 +153,10 @@ impl Target {
 
     /// The target of a name.
     pub fn from_name(name: &str) -> Option<Target> {
-        Target::ALL.iter().copied().find(|target| target.name() == name)
+        Target::ALL
+            .iter()
+            .copied()
+            .find(|target| target.name() == name)
     }
 
     /// The format whose validator the target drives (`None` for the bare JSON reader).
@@ -195,7 +198,10 @@ impl Target {
 
     /// Whether the input becomes a directory tree rather than one document.
     pub fn is_tree(self) -> bool {
-        matches!(self, Target::ComposeBundleManifest | Target::ComposeBundleTree)
+        matches!(
+            self,
+            Target::ComposeBundleManifest | Target::ComposeBundleTree
+        )
     }
 
     /// Whether a corpus case input feeds this target: a document of its format and
@@ -204,8 +210,12 @@ impl Target {
         match self {
             Target::JsonReader => is_json_format(format, input_name),
             Target::SkillPackage => format == Format::SkillPackage && input_name.ends_with(".json"),
-            Target::SkillMdHead => format == Format::SkillPackage && input_name.ends_with("SKILL.md"),
-            Target::ComposeBundleManifest => format == Format::ComposeBundle && input_name == "manifest.json",
+            Target::SkillMdHead => {
+                format == Format::SkillPackage && input_name.ends_with("SKILL.md")
+            }
+            Target::ComposeBundleManifest => {
+                format == Format::ComposeBundle && input_name == "manifest.json"
+            }
             target if target.takes_documents() => target.format() == Some(format),
             _ => false,
         }
@@ -253,7 +263,10 @@ impl Target {
 
     /// Whether the target's documents are JSON (pointers resolve, serde_json round trips).
     pub fn is_json(self) -> bool {
-        !matches!(self, Target::SoulMd | Target::SoulMdStructured | Target::SkillMdHead)
+        !matches!(
+            self,
+            Target::SoulMd | Target::SoulMdStructured | Target::SkillMdHead
+        )
     }
 }
 
@@ -281,7 +294,9 @@ pub fn document(target: Target, data: &[u8]) -> Option<Generated> {
         }
         Target::SoulMdStructured => generate::soul_md::generate(&mut u),
         Target::SkillPackageStructured => generate::skill::generate(&mut u),
-        Target::ComposeBundleTree => generate::bundle::generate(&mut u).map(|(generated, _)| generated),
+        Target::ComposeBundleTree => {
+            generate::bundle::generate(&mut u).map(|(generated, _)| generated)
+        }
         Target::JsonReader
         | Target::SoulKit
         | Target::SoulacyPackage
@@ -366,9 +381,9 @@ pub fn check(format: Format, name: &str, bytes: &[u8]) -> Result<Report, Violati
 fn measured<T>(meter: Option<&Meter>, body: impl FnOnce() -> T) -> (T, usize) {
     let before = meter.map(Meter::allocated);
     let result = body();
-    let allocated = meter
-        .zip(before)
-        .map_or(0, |(meter, before)| meter.allocated().saturating_sub(before));
+    let allocated = meter.zip(before).map_or(0, |(meter, before)| {
+        meter.allocated().saturating_sub(before)
+    });
     (result, allocated)
 }
 
@@ -377,7 +392,9 @@ fn allocation_bound(target: Target, size: usize, allocated: usize) -> Result<(),
         Some(Format::SkillPackage) => ALLOCATION_BASE + YAML_ALIAS_ALLOWANCE,
         _ => ALLOCATION_BASE,
     };
-    let bound = ALLOCATION_PER_BYTE.saturating_mul(size).saturating_add(base);
+    let bound = ALLOCATION_PER_BYTE
+        .saturating_mul(size)
+        .saturating_add(base);
     if allocated <= bound {
         return Ok(());
     }
@@ -459,7 +476,10 @@ fn round_trip(
     let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) else {
         return Ok(());
     };
-    for text in [serde_json::to_vec(&value), serde_json::to_vec_pretty(&value)] {
+    for text in [
+        serde_json::to_vec(&value),
+        serde_json::to_vec_pretty(&value),
+    ] {
         let Ok(text) = text else { continue };
         if !fits(&text) {
             continue;
@@ -478,8 +498,9 @@ fn check_tree(
     entries: &[generate::bundle::Entry],
     meter: Option<&Meter>,
 ) -> Result<(), Violation> {
-    let dir = tempfile::tempdir()
-        .map_err(|error| Violation::new("environment", format!("no temporary directory: {error}")))?;
+    let dir = tempfile::tempdir().map_err(|error| {
+        Violation::new("environment", format!("no temporary directory: {error}"))
+    })?;
     generate::bundle::write(dir.path(), entries);
     let size: usize = entries
         .iter()

@@ -40,7 +40,10 @@ pub fn well_formed(source: &[u8], document: &Document<'_>) -> Result<(), Violati
         if duplicate.first.start >= duplicate.span.start {
             return Err(Violation::new(
                 "reader-tree",
-                format!("duplicate {:?} precedes its first occurrence", duplicate.key),
+                format!(
+                    "duplicate {:?} precedes its first occurrence",
+                    duplicate.key
+                ),
             ));
         }
         if crate::invariants::pointer_spans(&document.root, &duplicate.pointer).is_none() {
@@ -166,10 +169,7 @@ pub fn agrees_with_serde(
 
 /// An input one byte over the size limit is refused as too large, whatever it holds,
 /// before any parsing: the error is `TooLarge` and reading allocated nothing.
-pub fn refuses_oversized(
-    source: &[u8],
-    meter: Option<&crate::Meter>,
-) -> Result<(), Violation> {
+pub fn refuses_oversized(source: &[u8], meter: Option<&crate::Meter>) -> Result<(), Violation> {
     let Some(limit) = source.len().checked_sub(1) else {
         return Ok(());
     };
@@ -179,7 +179,9 @@ pub fn refuses_oversized(
     };
     let before = meter.map(crate::Meter::allocated);
     let result = json::read(source, limits);
-    let allocated = meter.zip(before).map(|(meter, before)| meter.allocated() - before);
+    let allocated = meter
+        .zip(before)
+        .map(|(meter, before)| meter.allocated() - before);
     match result {
         Err(ReadError::TooLarge { size, limit: seen })
             if size == source.len() && seen == limit && allocated.unwrap_or(0) == 0 =>

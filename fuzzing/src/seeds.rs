@@ -44,7 +44,9 @@ pub fn corpus_seeds(root: &Path) -> Result<BTreeMap<Target, Vec<Seed>>, String> 
                     if !metadata.is_file() {
                         return None;
                     }
-                    std::fs::read(&path).ok().map(|bytes| ((*name).to_owned(), bytes))
+                    std::fs::read(&path)
+                        .ok()
+                        .map(|bytes| ((*name).to_owned(), bytes))
                 }) else {
                     continue;
                 };
@@ -76,7 +78,10 @@ pub fn adversarial(size: usize) -> Vec<Seed> {
     };
     let quarter = size / 4;
     vec![
-        shape("deep-arrays", format!("{}{}", "[".repeat(size / 2), "]".repeat(size / 2))),
+        shape(
+            "deep-arrays",
+            format!("{}{}", "[".repeat(size / 2), "]".repeat(size / 2)),
+        ),
         shape(
             "long-key-long-array",
             format!(
@@ -106,7 +111,10 @@ pub fn adversarial(size: usize) -> Vec<Seed> {
         shape("blank-lines", items("\n")),
         shape("headings", format!("# T\n{}", items("# a\n"))),
         shape("sections", items("## Identity\n")),
-        shape("list-items", format!("## Core Responsibilities\n{}", items("1. a\n"))),
+        shape(
+            "list-items",
+            format!("## Core Responsibilities\n{}", items("1. a\n")),
+        ),
         shape("bullets", format!("## Personality\n{}", items("- x\n"))),
         shape("long-line", format!("# {}\n", "a".repeat(size))),
         shape("lone-cr", items("a\r")),

@@ -45,8 +45,11 @@ fn main() {
             libtest_mimic::run(&args, vec![trial]).exit();
         }
     };
-    let iterations = usize::try_from(setting("SOULCHECK_FUZZ_ITERATIONS", DEFAULT_ITERATIONS as u64))
-        .unwrap_or(DEFAULT_ITERATIONS);
+    let iterations = usize::try_from(setting(
+        "SOULCHECK_FUZZ_ITERATIONS",
+        DEFAULT_ITERATIONS as u64,
+    ))
+    .unwrap_or(DEFAULT_ITERATIONS);
     let seed = setting("SOULCHECK_FUZZ_SEED", DEFAULT_SEED);
     let mut trials = vec![Trial::test("fuzz/dictionaries", dictionaries)];
     for &target in Target::ALL {
@@ -111,7 +114,11 @@ fn seeded(
     }
     // Each JSON format's seeds padded one byte past its limit: refused unread.
     if let Some((limit, _)) = target.size_limit() {
-        for seed in seeds.iter().filter(|seed| seed.bytes.len() <= limit).take(3) {
+        for seed in seeds
+            .iter()
+            .filter(|seed| seed.bytes.len() <= limit)
+            .take(3)
+        {
             let mut data = seed.bytes.clone();
             data.resize(limit + 1, b' ');
             soulcheck_fuzzing::run(target, &data, Some(&meter))

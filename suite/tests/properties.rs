@@ -36,7 +36,11 @@ fn holds(format: Format, name: &str, generated: &Generated) -> Result<(), TestCa
         .any(|diagnostic| diagnostic.severity == Severity::Error);
     prop_assert_eq!(
         report.verdict(),
-        if errors { Verdict::Reject } else { Verdict::Accept }
+        if errors {
+            Verdict::Reject
+        } else {
+            Verdict::Accept
+        }
     );
     Ok(())
 }
@@ -59,7 +63,11 @@ fn soulacy_package(data: &[u8], mutation: soulacy::Mutation) -> Result<(), TestC
     let document = generated(data, |u| {
         soulacy::generate_with(u, soulacy::Document::Package, true, mutation)
     })?;
-    holds(Format::SoulacyPackage, "input.soulacy-agent.json", &document)
+    holds(
+        Format::SoulacyPackage,
+        "input.soulacy-agent.json",
+        &document,
+    )
 }
 
 fn soul_md(data: &[u8], mutation: soul_md::Mutation) -> Result<(), TestCaseError> {

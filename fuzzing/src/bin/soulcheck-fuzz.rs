@@ -30,7 +30,12 @@ const USAGE: &str = "usage: soulcheck-fuzz targets | seed DIR | replay TARGET FI
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    let result = match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         ["targets"] => {
             for target in Target::ALL {
                 let format = target.format().map_or("json", |format| format.name());
@@ -64,7 +69,8 @@ fn main() -> ExitCode {
 }
 
 fn target_named(name: &str) -> Result<Target, String> {
-    Target::from_name(name).ok_or_else(|| format!("unknown target `{name}` (see `soulcheck-fuzz targets`)"))
+    Target::from_name(name)
+        .ok_or_else(|| format!("unknown target `{name}` (see `soulcheck-fuzz targets`)"))
 }
 
 fn seed(dir: &Path) -> Result<bool, String> {
@@ -72,13 +78,15 @@ fn seed(dir: &Path) -> Result<bool, String> {
     let mut written = 0usize;
     for &target in Target::ALL {
         let folder = dir.join(target.name());
-        std::fs::create_dir_all(&folder).map_err(|error| format!("{}: {error}", folder.display()))?;
+        std::fs::create_dir_all(&folder)
+            .map_err(|error| format!("{}: {error}", folder.display()))?;
         for seed in corpus.get(&target).into_iter().flatten() {
             if seed.bytes.len() > MAX_SEED_BYTES {
                 continue;
             }
             let path = folder.join(seed.name.replace('/', "-"));
-            std::fs::write(&path, &seed.bytes).map_err(|error| format!("{}: {error}", path.display()))?;
+            std::fs::write(&path, &seed.bytes)
+                .map_err(|error| format!("{}: {error}", path.display()))?;
             written += 1;
         }
     }
@@ -163,23 +171,30 @@ fn write_case(target: Target, file: &str, id: &str) -> Result<bool, String> {
         && !id.starts_with('-')
         && !id.ends_with('-')
         && !id.contains("--")
-        && id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
     if !valid_id {
-        return Err(format!("case ID `{id}`: lowercase letters, digits and single hyphens"));
+        return Err(format!(
+            "case ID `{id}`: lowercase letters, digits and single hyphens"
+        ));
     }
     let format = target
         .format()
         .ok_or("the json_reader target has no format; triage the input under a format's target")?;
     let data = std::fs::read(file).map_err(|error| format!("{file}: {error}"))?;
-    let dir = seeds::workspace().join("cases").join(format.name()).join(id);
+    let dir = seeds::workspace()
+        .join("cases")
+        .join(format.name())
+        .join(id);
     if dir.exists() {
         return Err(format!("{} exists; case IDs are permanent", dir.display()));
     }
     std::fs::create_dir_all(&dir).map_err(|error| format!("{}: {error}", dir.display()))?;
     let context = soulcheck::Context::new();
     let (report, input, invisible) = if target.is_tree() {
-        let (_, entries) = soulcheck_fuzzing::tree(target, &data)
-            .ok_or("the generator cannot use this input")?;
+        let (_, entries) =
+            soulcheck_fuzzing::tree(target, &data).ok_or("the generator cannot use this input")?;
         let root = dir.join("bundle");
         std::fs::create_dir_all(&root).map_err(|error| error.to_string())?;
         soulcheck_fuzzing::generate::bundle::write(&root, &entries);
@@ -209,13 +224,20 @@ fn write_case(target: Target, file: &str, id: &str) -> Result<bool, String> {
     } else {
         "accept-with-warnings"
     };
-    let mut description = format!("fuzz finding of {} (REVIEW: say what this input tests)", target.name());
+    let mut description = format!(
+        "fuzz finding of {} (REVIEW: say what this input tests)",
+        target.name()
+    );
     if !invisible.is_empty() {
         description.push_str(&format!("; holds {}", invisible.join(", ")));
     }
     let mut toml = String::new();
-    toml.push_str("# REVIEW before committing: the verdict and diagnostics below are the reference's\n");
-    toml.push_str("# output when this case was triaged, not yet the spec's word. Check each against the\n");
+    toml.push_str(
+        "# REVIEW before committing: the verdict and diagnostics below are the reference's\n",
+    );
+    toml.push_str(
+        "# output when this case was triaged, not yet the spec's word. Check each against the\n",
+    );
     toml.push_str("# spec, name the rules the input exercises, then delete these lines.\n");
     toml.push_str(&format!("description = {}\n", toml_string(&description)));
     let quoted: Vec<String> = rules.iter().map(|rule| toml_string(rule)).collect();
@@ -229,7 +251,10 @@ fn write_case(target: Target, file: &str, id: &str) -> Result<bool, String> {
             toml.push_str(&format!("pointer = {}\n", toml_string(pointer)));
         }
         if let Some(position) = diagnostic.location.position {
-            toml.push_str(&format!("line = {}\ncolumn = {}\n", position.line, position.column));
+            toml.push_str(&format!(
+                "line = {}\ncolumn = {}\n",
+                position.line, position.column
+            ));
         }
         if diagnostic.severity != diagnostic.rule.severity {
             toml.push_str(&format!("severity = \"{}\"\n", diagnostic.severity));

@@ -96,7 +96,9 @@ fn to_tree(bytes: &[u8]) -> Option<Json> {
             serde_json::Value::Bool(value) => Json::Bool(value),
             serde_json::Value::Number(number) => Json::Number(number.to_string()),
             serde_json::Value::String(text) => Json::String(text),
-            serde_json::Value::Array(items) => Json::Array(items.into_iter().map(convert).collect()),
+            serde_json::Value::Array(items) => {
+                Json::Array(items.into_iter().map(convert).collect())
+            }
             serde_json::Value::Object(members) => Json::Object(
                 members
                     .into_iter()
@@ -144,7 +146,11 @@ pub fn generate(u: &mut Unstructured<'_>) -> arbitrary::Result<(Generated, Vec<E
         match u.int_in_range(0u8..=7)? {
             0 | 1 => {
                 // Edit manifest.json or trace.json as JSON.
-                let file = if u.arbitrary()? { "manifest.json" } else { "trace.json" };
+                let file = if u.arbitrary()? {
+                    "manifest.json"
+                } else {
+                    "trace.json"
+                };
                 let Some(Entry::File { bytes, .. }) =
                     entries.iter_mut().find(|entry| entry.path() == file)
                 else {
@@ -169,7 +175,12 @@ pub fn generate(u: &mut Unstructured<'_>) -> arbitrary::Result<(Generated, Vec<E
                 done.push(format!("remove {}", removed.path()));
             }
             3 => {
-                let dir = *u.choose(&["", "content/", "content/skills/", "content/skills/aos-public/"])?;
+                let dir = *u.choose(&[
+                    "",
+                    "content/",
+                    "content/skills/",
+                    "content/skills/aos-public/",
+                ])?;
                 let name = *u.choose(ODD_NAMES)?;
                 let path = format!("{dir}{name}");
                 done.push(format!("add file {path:?}"));
@@ -179,13 +190,17 @@ pub fn generate(u: &mut Unstructured<'_>) -> arbitrary::Result<(Generated, Vec<E
                 });
             }
             4 => {
-                let Some(entry) = entries.get(pick) else { continue };
+                let Some(entry) = entries.get(pick) else {
+                    continue;
+                };
                 let path = entry.path().to_owned();
                 done.push(format!("{path} becomes a directory"));
                 entries[pick] = Entry::Directory { path };
             }
             5 => {
-                let Some(entry) = entries.get(pick) else { continue };
+                let Some(entry) = entries.get(pick) else {
+                    continue;
+                };
                 let path = entry.path().to_owned();
                 let target = (*u.choose(LINK_TARGETS)?).to_owned();
                 done.push(format!("{path} becomes a link to {target}"));

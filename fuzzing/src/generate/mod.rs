@@ -37,16 +37,39 @@ pub struct Generated {
 
 /// Characters that start a valid string: visible, outside every marker, safe alone.
 const SOLID: &[&str] = &[
-    "a", "B", "z", "7", "é", "ß", "漢", "字", "ש", "٣", "Ω", "ø", "🙂", "𝄞", "\u{2800}", "\u{E000}",
-    "\u{FFFD}", "q", "K",
+    "a", "B", "z", "7", "é", "ß", "漢", "字", "ש", "٣", "Ω", "ø", "🙂", "𝄞", "\u{2800}",
+    "\u{E000}", "\u{FFFD}", "q", "K",
 ];
 
 /// Characters that may follow: the solid ones plus whitespace, joiners, combining marks,
 /// characters JSON must escape and pointer-special characters. No `w` or `W` appears, so
 /// no generated string can spell a reserved marker such as `soulware:default`.
 const ANY: &[&str] = &[
-    "a", "e", "t", " ", "\u{301}", "\u{200D}", "\u{A0}", "\t", "\n", "\"", "\\", "/", "~", "'",
-    "<", "&", "\u{FEFF}", "\u{1F600}", "\u{E0041}", "ﬁ", "İ", "\u{1F3FD}", ".", "-", ":",
+    "a",
+    "e",
+    "t",
+    " ",
+    "\u{301}",
+    "\u{200D}",
+    "\u{A0}",
+    "\t",
+    "\n",
+    "\"",
+    "\\",
+    "/",
+    "~",
+    "'",
+    "<",
+    "&",
+    "\u{FEFF}",
+    "\u{1F600}",
+    "\u{E0041}",
+    "ﬁ",
+    "İ",
+    "\u{1F3FD}",
+    ".",
+    "-",
+    ":",
 ];
 
 /// A visible string of exactly `chars` characters (at least one).
@@ -55,11 +78,7 @@ pub fn text_of(u: &mut Unstructured<'_>, chars: usize) -> arbitrary::Result<Stri
     text.push_str(u.choose(SOLID)?);
     let mut count = 1;
     while count < chars {
-        let piece = if u.is_empty() {
-            "a"
-        } else {
-            u.choose(ANY)?
-        };
+        let piece = if u.is_empty() { "a" } else { u.choose(ANY)? };
         text.push_str(piece);
         count += 1;
     }
@@ -125,9 +144,7 @@ pub fn other_type(u: &mut Unstructured<'_>, not: &Json) -> arbitrary::Result<Jso
     let candidates = [
         Json::Null,
         Json::Bool(u.arbitrary()?),
-        Json::Number(
-            (*u.choose(&["0", "-1", "1.5", "1e3", "12345678901234567890"])?).to_owned(),
-        ),
+        Json::Number((*u.choose(&["0", "-1", "1.5", "1e3", "12345678901234567890"])?).to_owned()),
         Json::str("a"),
         Json::Array(vec![Json::str("a")]),
         Json::Object(Vec::new()),

@@ -19,8 +19,8 @@ pub const DESCRIPTION_MAX: usize = 1024;
 /// `:`, `#`, quotes, backslashes or flow indicators), so every quoting denotes the same
 /// text.
 const SCALAR: &[&str] = &[
-    "a", "b", "k", "o", "r", "s", "t", "y", "é", "ß", "漢", "字", "ש", "Ω", " ", ".", "-",
-    "ø", "\u{301}",
+    "a", "b", "k", "o", "r", "s", "t", "y", "é", "ß", "漢", "字", "ש", "Ω", " ", ".", "-", "ø",
+    "\u{301}",
 ];
 
 /// A YAML scalar's text of exactly `chars` characters: starts with a letter, no space at
@@ -158,7 +158,11 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
             continue;
         }
         used.push(path);
-        files.push((path.to_owned(), scalar(u, 30)? + "\n", (*u.choose(TYPES)?).to_owned()));
+        files.push((
+            path.to_owned(),
+            scalar(u, 30)? + "\n",
+            (*u.choose(TYPES)?).to_owned(),
+        ));
     }
     let u = &mut plan;
     let head_pointer = "/files/0/content";
@@ -168,7 +172,10 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
         Mutation::LengthPlusOne => {
             if u.arbitrary()? {
                 head.name = Some(scalar(u, NAME_MAX + 1)?);
-                expected.push(Expected::pointer("skill-package.head.name.length", head_pointer));
+                expected.push(Expected::pointer(
+                    "skill-package.head.name.length",
+                    head_pointer,
+                ));
                 summary.push_str(" name");
             } else {
                 head.description = Some(scalar(u, DESCRIPTION_MAX + 1)?);
@@ -182,7 +189,10 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
         Mutation::DropField => {
             if u.arbitrary()? {
                 head.name = None;
-                expected.push(Expected::pointer("skill-package.head.name.required", head_pointer));
+                expected.push(Expected::pointer(
+                    "skill-package.head.name.required",
+                    head_pointer,
+                ));
                 summary.push_str(" name");
             } else {
                 head.description = None;
@@ -218,13 +228,19 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
             let key = *u.choose(NEAR_MISS_KEYS)?;
             tree.push_member("", key, Json::str("x"));
             let pointer = crate::json_text::join("", key);
-            expected.push(Expected::pointer("skill-package.envelope.unknown-key", &pointer));
+            expected.push(Expected::pointer(
+                "skill-package.envelope.unknown-key",
+                &pointer,
+            ));
             summary.push_str(&format!(" {pointer}"));
         }
         Mutation::DuplicateKey => {
             let pointer = *u.choose(&["/version", "/kind", "/headPath", "/files"])?;
             tree.duplicate(pointer);
-            expected.push(Expected::pointer("skill-package.json.duplicate-key", pointer));
+            expected.push(Expected::pointer(
+                "skill-package.json.duplicate-key",
+                pointer,
+            ));
             summary.push_str(&format!(" {pointer}"));
         }
         Mutation::BadPath | Mutation::DuplicatePath if files.is_empty() => {

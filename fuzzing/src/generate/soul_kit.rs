@@ -111,9 +111,15 @@ const ADAPTATIONS: &[(&str, Shape)] = &[
 ];
 
 const EXAMPLE: &[(&str, Shape)] = &[
-    ("situation", text("soul-kit.examples.situation.length", 0, 160)),
+    (
+        "situation",
+        text("soul-kit.examples.situation.length", 0, 160),
+    ),
     ("user", text("soul-kit.examples.user.length", 0, 800)),
-    ("assistant", text("soul-kit.examples.assistant.length", 0, 1800)),
+    (
+        "assistant",
+        text("soul-kit.examples.assistant.length", 0, 1800),
+    ),
     ("note", text("soul-kit.examples.note.length", 0, 400)),
 ];
 
@@ -177,10 +183,7 @@ fn object(
     let mut members = Vec::new();
     for (key, shape) in fields {
         let member_pointer = json_text::join(pointer, key);
-        members.push((
-            (*key).to_owned(),
-            value(u, *shape, &member_pointer, slots)?,
-        ));
+        members.push(((*key).to_owned(), value(u, *shape, &member_pointer, slots)?));
     }
     // Member order is free (spec: a JSON object); rotate it by a fuzz-chosen amount.
     let turn = u.int_in_range(0..=members.len().saturating_sub(1))?;
@@ -251,7 +254,9 @@ fn id(u: &mut Unstructured<'_>) -> arbitrary::Result<String> {
         if hyphen && u.ratio(1u8, 5)? {
             id.push('-');
         } else {
-            id.push(char::from(*u.choose(b"abcdefghijklmnopqrstuvxyz0123456789")?));
+            id.push(char::from(
+                *u.choose(b"abcdefghijklmnopqrstuvxyz0123456789")?,
+            ));
         }
     }
     Ok(id)
@@ -325,10 +330,11 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
     let (mut tree, slots) = valid(u)?;
     let u = &mut plan;
     let mut expected = Vec::new();
-    let pick = |u: &mut Unstructured<'_>, keep: &dyn Fn(&Slot) -> bool| -> arbitrary::Result<Slot> {
-        let candidates: Vec<&Slot> = slots.iter().filter(|slot| keep(slot)).collect();
-        Ok((*u.choose(&candidates)?).clone())
-    };
+    let pick =
+        |u: &mut Unstructured<'_>, keep: &dyn Fn(&Slot) -> bool| -> arbitrary::Result<Slot> {
+            let candidates: Vec<&Slot> = slots.iter().filter(|slot| keep(slot)).collect();
+            Ok((*u.choose(&candidates)?).clone())
+        };
     let is_member = |slot: &Slot| !slot.pointer.rsplit('/').next().is_some_and(is_index);
     let mut summary = format!("{mutation:?}");
     match mutation {
@@ -423,7 +429,10 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
         Mutation::DuplicateKey => {
             let slot = pick(u, &is_member)?;
             tree.duplicate(&slot.pointer);
-            expected.push(Expected::pointer("soul-kit.json.duplicate-key", &slot.pointer));
+            expected.push(Expected::pointer(
+                "soul-kit.json.duplicate-key",
+                &slot.pointer,
+            ));
             summary.push_str(&format!(" {}", slot.pointer));
         }
         Mutation::WrongType => {
@@ -445,9 +454,10 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
             summary.push_str(&format!(" {}", slot.pointer));
         }
         Mutation::Marker => {
-            let slot = pick(u, &|slot| {
-                matches!(slot.shape, Shape::Text { max, .. } if max >= 40)
-            })?;
+            let slot = pick(
+                u,
+                &|slot| matches!(slot.shape, Shape::Text { max, .. } if max >= 40),
+            )?;
             let marker = *u.choose(&[
                 "SOULWARE:DEFAULT",
                 "soulware-kit:",
@@ -494,7 +504,14 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
                 1 => ("/id", Json::String("a".repeat(49)), "soul-kit.id.length"),
                 2 => (
                     "/version",
-                    Json::str(*u.choose(&["1.0", "10000.0.0", "v1.0.0", "1.0.0-rc1", "1..0", "١.٢.٣"])?),
+                    Json::str(*u.choose(&[
+                        "1.0",
+                        "10000.0.0",
+                        "v1.0.0",
+                        "1.0.0-rc1",
+                        "1..0",
+                        "١.٢.٣",
+                    ])?),
                     "soul-kit.version.pattern",
                 ),
                 3 => (
@@ -504,7 +521,12 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
                 ),
                 4 => (
                     "/format",
-                    Json::str(*u.choose(&["soulware.soul-kit ", "Soulware.Soul-Kit", "soul-kit", "soulware.soul_kit"])?),
+                    Json::str(*u.choose(&[
+                        "soulware.soul-kit ",
+                        "Soulware.Soul-Kit",
+                        "soul-kit",
+                        "soulware.soul_kit",
+                    ])?),
                     "soul-kit.format.value",
                 ),
                 _ => (

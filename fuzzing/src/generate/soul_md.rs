@@ -228,9 +228,8 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
     let mut expected = Vec::new();
     let mut prefix = Vec::new();
     let mut keep_title = true;
-    let index_of = |sections: &[Section], name: &str| {
-        sections.iter().position(|section| section.name == name)
-    };
+    let index_of =
+        |sections: &[Section], name: &str| sections.iter().position(|section| section.name == name);
     let mut summary = format!("{mutation:?}");
     // Edits that need the final layout are made after it.
     let mut after: Option<Box<dyn FnOnce(&mut Layout, &mut Vec<Expected>)>> = None;
@@ -309,7 +308,13 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
                 let bullet = body[item].chars().next().unwrap_or('-');
                 body[item] = format!(
                     "{bullet} {}",
-                    u.choose(&["Patient", "**Patient**", "Well-known and friendly", ": nothing before", "**Warm** — "])?
+                    u.choose(&[
+                        "Patient",
+                        "**Patient**",
+                        "Well-known and friendly",
+                        ": nothing before",
+                        "**Warm** — "
+                    ])?
                 );
                 after = Some(Box::new(move |layout, expected| {
                     expected.push(Expected::line(
@@ -333,8 +338,14 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
         }
         Mutation::SecondTitle | Mutation::SectionLevel | Mutation::DuplicateSection => {
             let (line, rule) = match mutation {
-                Mutation::SecondTitle => (format!("# {}", prose(u, 20)?), "soul-md.heading.title-single"),
-                Mutation::SectionLevel => (format!("### {}", prose(u, 20)?), "soul-md.heading.section-level"),
+                Mutation::SecondTitle => (
+                    format!("# {}", prose(u, 20)?),
+                    "soul-md.heading.title-single",
+                ),
+                Mutation::SectionLevel => (
+                    format!("### {}", prose(u, 20)?),
+                    "soul-md.heading.section-level",
+                ),
                 _ => {
                     let index = u.int_in_range(0..=sections.len() - 1)?;
                     (sections[index].heading.clone(), "soul-md.section.duplicate")
@@ -345,7 +356,10 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
                 // A section-level heading goes before the first section; the others go
                 // at the end.
                 let at = if before_first {
-                    layout.at.first().map_or(layout.lines.len(), |(heading, _)| *heading)
+                    layout
+                        .at
+                        .first()
+                        .map_or(layout.lines.len(), |(heading, _)| *heading)
                 } else {
                     layout.lines.len()
                 };
@@ -463,7 +477,8 @@ fn scramble(u: &mut Unstructured<'_>, lines: &mut Vec<String>) -> arbitrary::Res
                 done.push(format!("swap lines {} and {}", at + 1, other + 1));
             }
             3 => {
-                let prefix = *u.choose(&["    ", "> ", "```", "- ", "1. ", "<!-- ", "\t", "#", "---"])?;
+                let prefix =
+                    *u.choose(&["    ", "> ", "```", "- ", "1. ", "<!-- ", "\t", "#", "---"])?;
                 lines[at].insert_str(0, prefix);
                 done.push(format!("prefix line {} with {prefix:?}", at + 1));
             }

@@ -186,7 +186,9 @@ fn integrity(u: &mut Unstructured<'_>) -> arbitrary::Result<Json> {
     })?;
     maybe(u, &mut members, "signature", words)?;
     maybe(u, &mut members, "public_key", words)?;
-    maybe(u, &mut members, "verified", |u| Ok(Json::Bool(u.arbitrary()?)))?;
+    maybe(u, &mut members, "verified", |u| {
+        Ok(Json::Bool(u.arbitrary()?))
+    })?;
     Ok(Json::Object(members))
 }
 
@@ -229,11 +231,19 @@ pub fn package(u: &mut Unstructured<'_>, v2: bool) -> arbitrary::Result<Json> {
     manifest.rotate_left(turn);
 
     let mut root = vec![
-        ("schema_version".to_owned(), Json::str(if v2 { V2 } else { V1 })),
-        ("soul_yaml".to_owned(), Json::String(super::text(u, 1, 200)?)),
+        (
+            "schema_version".to_owned(),
+            Json::str(if v2 { V2 } else { V1 }),
+        ),
+        (
+            "soul_yaml".to_owned(),
+            Json::String(super::text(u, 1, 200)?),
+        ),
         ("manifest".to_owned(), Json::Object(manifest)),
     ];
-    maybe(u, &mut root, "exported_at", |u| Ok(Json::String(instant(u)?)))?;
+    maybe(u, &mut root, "exported_at", |u| {
+        Ok(Json::String(instant(u)?))
+    })?;
     maybe(u, &mut root, "files", files)?;
     maybe(u, &mut root, "integrity", integrity)?;
     let turn = u.int_in_range(0..=root.len().saturating_sub(1))?;
@@ -244,7 +254,10 @@ pub fn package(u: &mut Unstructured<'_>, v2: bool) -> arbitrary::Result<Json> {
 /// A valid sidecar of the given schema version.
 pub fn sidecar(u: &mut Unstructured<'_>, v2: bool) -> arbitrary::Result<Json> {
     let mut root = vec![
-        ("schema_version".to_owned(), Json::str(if v2 { V2 } else { V1 })),
+        (
+            "schema_version".to_owned(),
+            Json::str(if v2 { V2 } else { V1 }),
+        ),
         ("installed_at".to_owned(), Json::String(instant(u)?)),
     ];
     if v2 {
@@ -253,8 +266,12 @@ pub fn sidecar(u: &mut Unstructured<'_>, v2: bool) -> arbitrary::Result<Json> {
     }
     maybe(u, &mut root, "installed_from", words)?;
     maybe(u, &mut root, "trust_level_at_install", words)?;
-    maybe(u, &mut root, "signature_verified", |u| Ok(Json::Bool(u.arbitrary()?)))?;
-    maybe(u, &mut root, "acknowledged_missing", |u| Ok(Json::Bool(u.arbitrary()?)))?;
+    maybe(u, &mut root, "signature_verified", |u| {
+        Ok(Json::Bool(u.arbitrary()?))
+    })?;
+    maybe(u, &mut root, "acknowledged_missing", |u| {
+        Ok(Json::Bool(u.arbitrary()?))
+    })?;
     maybe(u, &mut root, "publisher", publisher)?;
     let turn = u.int_in_range(0..=root.len().saturating_sub(1))?;
     root.rotate_left(turn);
@@ -362,31 +379,45 @@ pub fn generate_with(
             "/schema_version",
         ));
     }
-    let at = |rule_tail: &str, pointer: &str| Expected::pointer(&rule(document, rule_tail), pointer);
+    let at =
+        |rule_tail: &str, pointer: &str| Expected::pointer(&rule(document, rule_tail), pointer);
     let mut summary = format!("{mutation:?} v{}", if v2 { 2 } else { 1 });
     match mutation {
         Mutation::None | Mutation::Size | Mutation::RawControl => {}
         Mutation::DropRequired => {
             let mut required: Vec<String> = match document {
-                Document::Package => vec!["/schema_version".into(), "/soul_yaml".into(), "/manifest".into()],
+                Document::Package => vec![
+                    "/schema_version".into(),
+                    "/soul_yaml".into(),
+                    "/manifest".into(),
+                ],
                 Document::Sidecar => vec!["/schema_version".into(), "/installed_at".into()],
             };
             if v2 {
                 match document {
                     Document::Package => required.extend(
-                        ["/manifest/agent_id", "/manifest/package_id", "/manifest/version"]
-                            .map(String::from),
+                        [
+                            "/manifest/agent_id",
+                            "/manifest/package_id",
+                            "/manifest/version",
+                        ]
+                        .map(String::from),
                     ),
-                    Document::Sidecar => required
-                        .extend(["/package_id", "/installed_version"].map(String::from)),
+                    Document::Sidecar => {
+                        required.extend(["/package_id", "/installed_version"].map(String::from))
+                    }
                 }
             }
-            required.extend(tree.pointers(&|node| match node {
-                Json::Object(members) => members.iter().any(|(key, _)| key == "path"),
-                _ => false,
-            }).into_iter().flat_map(|file| {
-                ["path", "sha256", "bytes"].map(|key| json_text::join(&file, key))
-            }));
+            required.extend(
+                tree.pointers(&|node| match node {
+                    Json::Object(members) => members.iter().any(|(key, _)| key == "path"),
+                    _ => false,
+                })
+                .into_iter()
+                .flat_map(|file| {
+                    ["path", "sha256", "bytes"].map(|key| json_text::join(&file, key))
+                }),
+            );
             required.extend(
                 tree.pointers(&|node| matches!(node, Json::Object(members) if members.first().is_some_and(|(key, _)| key == "id")))
                     .into_iter()
@@ -555,21 +586,44 @@ fn bad_value(
     let bad_calendar = |u: &mut Unstructured<'_>| -> arbitrary::Result<(Json, &'static str)> {
         Ok(if u.arbitrary()? {
             (
-                Json::str(*u.choose(&["2026.02.30", "2025.02.29", "2026.13.01", "2026.00.10", "2026.04.31"])?),
+                Json::str(*u.choose(&[
+                    "2026.02.30",
+                    "2025.02.29",
+                    "2026.13.01",
+                    "2026.00.10",
+                    "2026.04.31",
+                ])?),
                 "date",
             )
         } else {
             (
-                Json::str(*u.choose(&["2026.7.14", "v2026.07.14", "2026.07.14-rc1", "2026.07.14.", " 2026.07.14", "２０２６.07.14", "26.07.14"])?),
+                Json::str(*u.choose(&[
+                    "2026.7.14",
+                    "v2026.07.14",
+                    "2026.07.14-rc1",
+                    "2026.07.14.",
+                    " 2026.07.14",
+                    "２０２６.07.14",
+                    "26.07.14",
+                ])?),
                 "calendar",
             )
         })
     };
     let bad_id = |u: &mut Unstructured<'_>| -> arbitrary::Result<(Json, &'static str)> {
         Ok(match u.int_in_range(0u8..=3)? {
-            0 => (Json::str(*u.choose(&["noslash", "a/b/c", ""])?), "package-id.shape"),
-            1 => (Json::str(*u.choose(&["A1/pkg", "a/pkg", "ab_c/pkg", "é1/pkg"])?), "package-id.publisher"),
-            _ => (Json::str(*u.choose(&["ab/-pkg", "ab/", "ab/Pkg", "ab/p.kg"])?), "package-id.package"),
+            0 => (
+                Json::str(*u.choose(&["noslash", "a/b/c", ""])?),
+                "package-id.shape",
+            ),
+            1 => (
+                Json::str(*u.choose(&["A1/pkg", "a/pkg", "ab_c/pkg", "é1/pkg"])?),
+                "package-id.publisher",
+            ),
+            _ => (
+                Json::str(*u.choose(&["ab/-pkg", "ab/", "ab/Pkg", "ab/p.kg"])?),
+                "package-id.package",
+            ),
         })
     };
     let bad_instant = |u: &mut Unstructured<'_>| -> arbitrary::Result<Json> {
@@ -584,7 +638,12 @@ fn bad_value(
     };
     let schema = (
         "/schema_version".to_owned(),
-        Json::str(*u.choose(&["soulacy.agent.package/v3", "soulacy.agent.package/V2", "", "soulacy.agent.package/v2 "])?),
+        Json::str(*u.choose(&[
+            "soulacy.agent.package/v3",
+            "soulacy.agent.package/V2",
+            "",
+            "soulacy.agent.package/v2 ",
+        ])?),
         "schema-version.value",
     );
     let mut choices = vec![schema];
@@ -658,10 +717,18 @@ fn bad_value(
                     Json::str(*u.choose(&["/etc/passwd", "\\x.md", "C:x.md", "c:/x"])?),
                     "files.path-absolute",
                 ));
-                choices.push((json_text::join(file, "path"), Json::str(""), "files.path-empty"));
+                choices.push((
+                    json_text::join(file, "path"),
+                    Json::str(""),
+                    "files.path-empty",
+                ));
                 choices.push((
                     json_text::join(file, "sha256"),
-                    Json::str(*u.choose(&["ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789", "sha256:00", "0"])?),
+                    Json::str(*u.choose(&[
+                        "ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789",
+                        "sha256:00",
+                        "0",
+                    ])?),
                     "digest.format",
                 ));
                 // The later of two equal paths is the duplicate.
