@@ -217,6 +217,9 @@ fn layout(prefix: &[String], title: Option<&str>, sections: &[Section]) -> Layou
     Layout { lines, at }
 }
 
+/// An edit made once the document is laid out, adding the diagnostic it predicts.
+type LayoutEdit = Box<dyn FnOnce(&mut Layout, &mut Vec<Expected>)>;
+
 /// A SOUL.md with the given mutation applied.
 pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary::Result<Generated> {
     // The mutation's choices come from the front of the input, apart from the bytes the
@@ -232,7 +235,7 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
         |sections: &[Section], name: &str| sections.iter().position(|section| section.name == name);
     let mut summary = format!("{mutation:?}");
     // Edits that need the final layout are made after it.
-    let mut after: Option<Box<dyn FnOnce(&mut Layout, &mut Vec<Expected>)>> = None;
+    let mut after: Option<LayoutEdit> = None;
     match mutation {
         Mutation::None | Mutation::Size | Mutation::InvalidUtf8 | Mutation::Scramble => {}
         Mutation::DropTitle => {
