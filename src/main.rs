@@ -106,6 +106,11 @@ struct RunArgs {
     /// Only cases exercising one of these rules.
     #[arg(long = "rule", value_name = "RULE")]
     rules: Vec<String>,
+    /// Only cases of these operations (`validate`, `fingerprint`, ...); default: all. A
+    /// validator that only validates, such as a JSON Schema validator, runs with
+    /// `--operation validate`.
+    #[arg(long = "operation", value_name = "NAME")]
+    operations: Vec<String>,
     /// Parallel jobs (default: the number of cores).
     #[arg(long)]
     jobs: Option<usize>,
@@ -331,6 +336,9 @@ fn run(args: RunArgs) -> Result<ExitCode> {
                     .all_rules()
                     .iter()
                     .any(|rule| args.rules.iter().any(|r| r == rule))
+        })
+        .filter(|case| {
+            args.operations.is_empty() || args.operations.iter().any(|op| *op == case.operation)
         })
         .collect();
     let jobs = args
