@@ -13,11 +13,15 @@
 //! - a byte span for every value and key, and JSON pointers for locating them.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt;
 
 use jiter::{Jiter, JiterError, JiterErrorType, JsonErrorType, Peek};
 
-use crate::diagnostic::Span;
+use crate::diagnostic::{Diagnostic, Location, RuleId, Span};
+
+/// Member count from which an object's keys are indexed for duplicate detection.
+const INDEXED_FROM: usize = 32;
 
 /// Bounds a read respects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,6 +87,57 @@ impl ReadError {
             | ReadError::TrailingData { offset }
             | ReadError::Syntax { offset, .. } => Some(*offset),
         }
+    }
+}
+
+/// The rule a format reports for each kind of read error, so every JSON format maps
+/// reader errors to its own catalogue the same way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadRules {
+    /// [`ReadError::TooLarge`].
+    pub size: RuleId,
+    /// [`ReadError::ByteOrderMark`].
+    pub bom: RuleId,
+    /// [`ReadError::InvalidUtf8`].
+    pub utf8: RuleId,
+    /// [`ReadError::LoneSurrogate`].
+    pub surrogate: RuleId,
+    /// [`ReadError::TooDeep`].
+    pub depth: RuleId,
+    /// [`ReadError::TrailingData`].
+    pub trailing: RuleId,
+    /// [`ReadError::Syntax`].
+    pub syntax: RuleId,
+}
+
+impl ReadError {
+    /// The rule this error breaks under a format's rules.
+    pub fn rule(&self, rules: &ReadRules) -> RuleId {
+        match self {
+            ReadError::TooLarge { .. } => rules.size,
+            ReadError::ByteOrderMark => rules.bom,
+            ReadError::InvalidUtf8 { .. } => rules.utf8,
+            ReadError::LoneSurrogate { .. } => rules.surrogate,
+            ReadError::TooDeep { .. } => rules.depth,
+            ReadError::TrailingData { .. } => rules.trailing,
+            ReadError::Syntax { .. } => rules.syntax,
+        }
+    }
+
+    /// Where the error points: the line and column of its offset (one byte underlined),
+    /// or the document as a whole for the size limit.
+    pub fn location(&self, source: &[u8]) -> Location {
+        match self.offset() {
+            Some(offset) => {
+                Location::text(source, Span::new(offset..(offset + 1).min(source.len())))
+            }
+            None => Location::document(),
+        }
+    }
+
+    /// The diagnostic this error gives under a format's rules.
+    pub fn diagnostic(&self, source: &[u8], rules: &ReadRules) -> Diagnostic {
+        Diagnostic::new(self.rule(rules), self.location(source), self.to_string())
     }
 }
 
@@ -425,6 +480,11 @@ impl<'a> Reader<'a> {
     fn object(&mut self, depth: usize, pointer: &str) -> Result<Value<'a>, ReadError> {
         let text = self.text;
         let mut members: Vec<Member<'a>> = Vec::new();
+        // Keys seen so far, by their index in `members`. Small objects (every object of a
+        // valid document here) are searched directly; past `INDEXED_FROM` members a hash
+        // index keeps duplicate detection linear, so a flat object with a million
+        // members cannot make the read quadratic.
+        let mut index: HashMap<Cow<'a, str>, usize> = HashMap::new();
         let mut key_start = self.jiter.current_index();
         let mut key = self
             .jiter
@@ -434,12 +494,24 @@ impl<'a> Reader<'a> {
         while let Some(name) = key {
             let key_span = self.key_span(key_start);
             let member_pointer = pointer_join(pointer, &name);
-            if let Some(first) = members.iter().find(|member| member.key == name) {
+            let first = if members.len() < INDEXED_FROM {
+                members.iter().position(|member| member.key == name)
+            } else {
+                if index.is_empty() {
+                    for (at, member) in members.iter().enumerate() {
+                        index.entry(member.key.clone()).or_insert(at);
+                    }
+                }
+                let found = index.get(&name).copied();
+                index.entry(name.clone()).or_insert(members.len());
+                found
+            };
+            if let Some(first) = first {
                 self.duplicates.push(DuplicateKey {
                     pointer: member_pointer.clone(),
                     key: name.to_string(),
                     span: key_span,
-                    first: first.key_span,
+                    first: members[first].key_span,
                 });
             }
             let value = self.value(depth + 1, &member_pointer)?;
@@ -574,6 +646,25 @@ mod tests {
         assert_eq!(start(r#"["\ud83d\ude00", "\\ud800", "x\ud800\ud800"]"#), 30);
         assert_eq!(start(r#"["\u0041\ud800\u0041"]"#), 8);
         assert_eq!(start(r#"["fine"]"#), 8);
+    }
+
+    #[test]
+    fn duplicates_in_large_objects_are_found_linearly() {
+        let mut text = String::from("{");
+        for n in 0..200_000 {
+            text.push_str(&format!("\"k{n}\":0,"));
+        }
+        text.push_str("\"k5\":1,\"k150000\":2}");
+        let document = read(
+            text.as_bytes(),
+            Limits {
+                max_bytes: 8 << 20,
+                max_depth: 4,
+            },
+        )
+        .expect("valid");
+        let found: Vec<&str> = document.duplicates.iter().map(|d| d.key.as_str()).collect();
+        assert_eq!(found, vec!["k5", "k150000"]);
     }
 
     #[test]

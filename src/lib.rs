@@ -9,6 +9,7 @@ pub mod compose_bundle;
 pub mod diagnostic;
 pub mod json;
 pub mod reference;
+pub mod skill_package;
 pub mod soul_kit;
 pub mod soul_md;
 pub mod soulacy;
@@ -75,6 +76,12 @@ pub fn check(
     };
     match (format, operation, input) {
         (Format::SoulKit, "validate", Input::Document { bytes, .. }) => Ok(soul_kit::check(bytes)),
+        (Format::SkillPackage, "validate", Input::Document { name, bytes }) => {
+            Ok(skill_package::check_document(name, bytes))
+        }
+        (Format::SkillPackage, "validate", Input::Tree(root)) => {
+            Ok(skill_package::check_tree(root))
+        }
         (Format::SoulacyPackage, "validate", Input::Document { bytes, .. }) => {
             soulacy::check_package(bytes, context)
         }

@@ -7,8 +7,19 @@
 
 use crate::diagnostic::rules::soul_kit as rule;
 use crate::diagnostic::{Diagnostic, Format, Location, Position, Report, RuleId, Span};
-use crate::json::{self, pointer_join, Limits, Node, ReadError, Value};
+use crate::json::{self, pointer_join, Limits, Node, ReadError, ReadRules, Value};
 use crate::text;
+
+/// The rules reader errors break.
+const READ_RULES: ReadRules = ReadRules {
+    size: rule::SIZE_MAX,
+    bom: rule::JSON_BOM,
+    utf8: rule::JSON_UTF8,
+    surrogate: rule::JSON_SURROGATE,
+    depth: rule::JSON_DEPTH,
+    trailing: rule::JSON_TRAILING_DATA,
+    syntax: rule::JSON_SYNTAX,
+};
 
 /// Largest valid document, in bytes (spec: "Maximum encoded size is 262144 bytes").
 pub const MAX_BYTES: usize = 262_144;
@@ -101,28 +112,11 @@ impl<'s> Checker<'s> {
     }
 
     fn read_error(&mut self, error: &ReadError) {
-        let rule = match error {
-            // soul-kit.size.max (spec: "Maximum encoded size is 262144 bytes").
-            ReadError::TooLarge { .. } => rule::SIZE_MAX,
-            // soul-kit.json.bom, .utf8, .surrogate, .depth, .trailing-data, .syntax
-            // (spec: "A Soul Kit is a UTF-8 JSON object").
-            ReadError::ByteOrderMark => rule::JSON_BOM,
-            ReadError::InvalidUtf8 { .. } => rule::JSON_UTF8,
-            ReadError::LoneSurrogate { .. } => rule::JSON_SURROGATE,
-            ReadError::TooDeep { .. } => rule::JSON_DEPTH,
-            ReadError::TrailingData { .. } => rule::JSON_TRAILING_DATA,
-            ReadError::Syntax { .. } => rule::JSON_SYNTAX,
-        };
-        let location = match error.offset() {
-            Some(offset) => Location::text(
-                self.source,
-                Span::new(offset..(offset + 1).min(self.source.len())),
-            ),
-            None => Location::document(),
-        };
+        // soul-kit.size.max (spec: "Maximum encoded size is 262144 bytes") and
+        // soul-kit.json.* (spec: "A Soul Kit is a UTF-8 JSON object").
         self.report
             .diagnostics
-            .push(Diagnostic::new(rule, location, error.to_string()));
+            .push(error.diagnostic(self.source, &READ_RULES));
     }
 
     fn root(&mut self, root: &Node<'_>) {

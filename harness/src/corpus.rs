@@ -197,7 +197,9 @@ pub struct Recipe {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_bytes: Option<usize>,
     /// File name the generated input gets (validators and exports see this name).
-    pub output: String,
+    /// Required for a document input; absent in a tree entry, whose path names the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
 }
 
 impl Recipe {
@@ -508,7 +510,7 @@ impl Case {
     pub fn input_name(&self) -> &str {
         match &self.input {
             InputSource::File { name } | InputSource::Directory { name } => name,
-            InputSource::Recipe(recipe) => &recipe.output,
+            InputSource::Recipe(recipe) => recipe.output.as_deref().unwrap_or_default(),
             InputSource::Tree(tree) => &tree.name,
         }
     }

@@ -94,27 +94,10 @@ pub struct TreeEntry {
     /// A file's content.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
-    /// A file's content built from a template, for large boundary files.
+    /// A file's content built from a template, for large boundary files (without
+    /// `output`: the entry's path names the file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recipe: Option<FileRecipe>,
-}
-
-/// A recipe for one file of a tree; see [`Recipe`], whose `output` is the entry's path.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FileRecipe {
-    /// Template file in the case directory.
-    pub template: String,
-    /// Text in the template replaced by the filling; it must occur exactly once.
-    pub placeholder: String,
-    /// The text repeated to make the filling.
-    pub unit: String,
-    /// Repeat the unit this many times, or
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub count: Option<usize>,
-    /// repeat it until the file is exactly this many bytes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub total_bytes: Option<usize>,
+    pub recipe: Option<Recipe>,
 }
 
 /// On-disk shape of a case's `[tree]` table.
@@ -213,6 +196,17 @@ fn check_entry(entry: &TreeEntry, case_toml: &Path) -> Result<(), LoadError> {
         EntryKind::File if entry.target.is_some() => {
             defect(format!("file `{}` cannot have a `target`", entry.path))
         }
+        EntryKind::File
+            if entry
+                .recipe
+                .as_ref()
+                .is_some_and(|recipe| recipe.output.is_some()) =>
+        {
+            defect(format!(
+                "the recipe of file `{}` takes no `output`: the entry's path names the file",
+                entry.path
+            ))
+        }
         EntryKind::Symlink => match &entry.target {
             Some(target) if !target.is_empty() && !target.contains('\0') && !has_content => Ok(()),
             _ => defect(format!(
@@ -303,15 +297,7 @@ fn create_entry(case_dir: &Path, base: &Path, entry: &TreeEntry) -> Result<(), L
     match entry.kind {
         EntryKind::File => {
             let bytes = match (&entry.content, &entry.recipe) {
-                (_, Some(recipe)) => Recipe {
-                    template: recipe.template.clone(),
-                    placeholder: recipe.placeholder.clone(),
-                    unit: recipe.unit.clone(),
-                    count: recipe.count,
-                    total_bytes: recipe.total_bytes,
-                    output: entry.path.clone(),
-                }
-                .build(case_dir)?,
+                (_, Some(recipe)) => recipe.build(case_dir)?,
                 (Some(content), None) => content.as_bytes().to_vec(),
                 (None, None) => Vec::new(),
             };

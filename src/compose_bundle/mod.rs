@@ -26,7 +26,19 @@ use std::path::Path;
 
 use crate::diagnostic::rules::compose_bundle as rule;
 use crate::diagnostic::{Diagnostic, Format, Location, Position, Report, RuleId, Span};
-use crate::json::{self, pointer_join, Document, Limits, Node, ReadError};
+use crate::json::{self, pointer_join, Document, Limits, Node, ReadError, ReadRules};
+
+/// The rules reader errors break: invalid UTF-8 and lone surrogates are both encoding
+/// errors here, trailing data a syntax error.
+const READ_RULES: ReadRules = ReadRules {
+    size: rule::JSON_SIZE,
+    bom: rule::JSON_BOM,
+    utf8: rule::JSON_ENCODING,
+    surrogate: rule::JSON_ENCODING,
+    depth: rule::JSON_DEPTH,
+    trailing: rule::JSON_SYNTAX,
+    syntax: rule::JSON_SYNTAX,
+};
 
 pub use fingerprint::{fingerprint_operation, whoami_operation};
 pub use voice::voice_profile_operation;
@@ -178,15 +190,9 @@ impl<'s> JsonFile<'s> {
     }
 
     fn read_error(&self, error: &ReadError, sink: &mut Sink) {
-        let rule = match error {
-            // compose-bundle.json.size (decision: every read is bounded at 1 MiB).
-            ReadError::TooLarge { .. } => rule::JSON_SIZE,
-            // compose-bundle.json.bom, .encoding, .depth, .syntax.
-            ReadError::ByteOrderMark => rule::JSON_BOM,
-            ReadError::InvalidUtf8 { .. } | ReadError::LoneSurrogate { .. } => rule::JSON_ENCODING,
-            ReadError::TooDeep { .. } => rule::JSON_DEPTH,
-            ReadError::TrailingData { .. } | ReadError::Syntax { .. } => rule::JSON_SYNTAX,
-        };
+        // compose-bundle.json.size (decision: every read is bounded at 1 MiB) and
+        // compose-bundle.json.bom, .encoding, .depth, .syntax.
+        let rule = error.rule(&READ_RULES);
         let pointer = (!self.prefix.is_empty()).then(|| self.prefix.to_owned());
         let location = match error.offset() {
             Some(offset) => Location {

@@ -20,6 +20,7 @@ use time::OffsetDateTime;
 
 use crate::diagnostic::rules::{soulacy_package, soulacy_sidecar};
 use crate::diagnostic::Report;
+use crate::json::ReadRules;
 use crate::{Context, Unsupported};
 use walk::JsonRules;
 
@@ -32,13 +33,15 @@ pub const MAX_PACKAGE_BYTES: usize = 4 * 1024 * 1024;
 pub const MAX_SIDECAR_BYTES: usize = 64 * 1024;
 
 static PACKAGE_RULES: JsonRules = JsonRules {
-    size: soulacy_package::SIZE_MAX,
-    utf8: soulacy_package::JSON_UTF8,
-    bom: soulacy_package::JSON_BOM,
-    syntax: soulacy_package::JSON_SYNTAX,
-    trailing: soulacy_package::JSON_TRAILING_DATA,
-    surrogate: soulacy_package::JSON_SURROGATE,
-    depth: soulacy_package::JSON_DEPTH,
+    read: ReadRules {
+        size: soulacy_package::SIZE_MAX,
+        bom: soulacy_package::JSON_BOM,
+        utf8: soulacy_package::JSON_UTF8,
+        surrogate: soulacy_package::JSON_SURROGATE,
+        depth: soulacy_package::JSON_DEPTH,
+        trailing: soulacy_package::JSON_TRAILING_DATA,
+        syntax: soulacy_package::JSON_SYNTAX,
+    },
     duplicate: soulacy_package::JSON_DUPLICATE_KEY,
     unknown: soulacy_package::OBJECT_UNKNOWN_KEY,
     required: soulacy_package::FIELD_REQUIRED,
@@ -46,13 +49,15 @@ static PACKAGE_RULES: JsonRules = JsonRules {
 };
 
 static SIDECAR_RULES: JsonRules = JsonRules {
-    size: soulacy_sidecar::SIZE_MAX,
-    utf8: soulacy_sidecar::JSON_UTF8,
-    bom: soulacy_sidecar::JSON_BOM,
-    syntax: soulacy_sidecar::JSON_SYNTAX,
-    trailing: soulacy_sidecar::JSON_TRAILING_DATA,
-    surrogate: soulacy_sidecar::JSON_SURROGATE,
-    depth: soulacy_sidecar::JSON_DEPTH,
+    read: ReadRules {
+        size: soulacy_sidecar::SIZE_MAX,
+        bom: soulacy_sidecar::JSON_BOM,
+        utf8: soulacy_sidecar::JSON_UTF8,
+        surrogate: soulacy_sidecar::JSON_SURROGATE,
+        depth: soulacy_sidecar::JSON_DEPTH,
+        trailing: soulacy_sidecar::JSON_TRAILING_DATA,
+        syntax: soulacy_sidecar::JSON_SYNTAX,
+    },
     duplicate: soulacy_sidecar::JSON_DUPLICATE_KEY,
     unknown: soulacy_sidecar::OBJECT_UNKNOWN_KEY,
     required: soulacy_sidecar::FIELD_REQUIRED,

@@ -7,27 +7,17 @@
 //! `soulacy-package.*` rules for a package and `soulacy-sidecar.*` rules for a sidecar.
 
 use crate::diagnostic::{Diagnostic, Format, Location, Position, Report, RuleId, Span};
-use crate::json::{self, pointer_join, Document, Limits, Member, Node, ReadError, Value};
+use crate::json::{
+    self, pointer_join, Document, Limits, Member, Node, ReadError, ReadRules, Value,
+};
 
 /// Nesting bound of both formats' reader (`*.json.depth`).
 pub const MAX_DEPTH: usize = 64;
 
 /// The rules a format reports for the JSON layer and the generic shape checks.
 pub struct JsonRules {
-    /// `*.size.max`.
-    pub size: RuleId,
-    /// `*.json.utf8`.
-    pub utf8: RuleId,
-    /// `*.json.bom`.
-    pub bom: RuleId,
-    /// `*.json.syntax`.
-    pub syntax: RuleId,
-    /// `*.json.trailing-data`.
-    pub trailing: RuleId,
-    /// `*.json.surrogate`.
-    pub surrogate: RuleId,
-    /// `*.json.depth`.
-    pub depth: RuleId,
+    /// `*.size.max` and `*.json.*` for reader errors.
+    pub read: ReadRules,
     /// `*.json.duplicate-key`.
     pub duplicate: RuleId,
     /// `*.object.unknown-key`.
@@ -102,25 +92,9 @@ impl<'s> Walker<'s> {
     }
 
     fn read_error(&mut self, error: &ReadError) {
-        let rule = match error {
-            ReadError::TooLarge { .. } => self.rules.size,
-            ReadError::ByteOrderMark => self.rules.bom,
-            ReadError::InvalidUtf8 { .. } => self.rules.utf8,
-            ReadError::LoneSurrogate { .. } => self.rules.surrogate,
-            ReadError::TooDeep { .. } => self.rules.depth,
-            ReadError::TrailingData { .. } => self.rules.trailing,
-            ReadError::Syntax { .. } => self.rules.syntax,
-        };
-        let location = match error.offset() {
-            Some(offset) => Location::text(
-                self.source,
-                Span::new(offset..(offset + 1).min(self.source.len())),
-            ),
-            None => Location::document(),
-        };
         self.report
             .diagnostics
-            .push(Diagnostic::new(rule, location, error.to_string()));
+            .push(error.diagnostic(self.source, &self.rules.read));
     }
 
     /// The members of an object, or a type error.

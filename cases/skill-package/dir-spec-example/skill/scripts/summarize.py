@@ -1,0 +1,1 @@
+print('summary of the evidence')

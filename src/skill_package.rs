@@ -1,0 +1,728 @@
+//! Skill package (`../shared/specs/skill-package.md`): the JSON envelope of an asset
+//! package, its `SKILL.md` head, the package paths and the content limits.
+//!
+//! Three inputs reach the same rules:
+//! - a JSON envelope `{version, kind, headPath, files: [{path, content, contentType}]}`, read
+//!   with the strict JSON reader ([`check_envelope`]);
+//! - a bare `SKILL.md`, checked against the head contract and the per-file limit
+//!   ([`check_head_file`]);
+//! - a skill directory, whose files are read as the envelope would hold them
+//!   ([`check_tree`], in `tree`).
+//!
+//! The head contract lives in `head`, the path rules in `paths`. Every diagnostic about the
+//! package as a whole or one of its files carries a JSON pointer into the envelope (for a
+//! directory: the envelope it would serialise to); a head diagnostic adds the line and
+//! column inside the file's content. Each check names its rule constant; the catalogue
+//! (`cases/skill-package/rules.toml`) cites the spec passage and records every decision.
+
+mod head;
+mod paths;
+mod tree;
+
+use std::ops::Range;
+use std::path::Path;
+
+use mediatype::{MediaType, ReadParams};
+
+use crate::diagnostic::rules::skill_package as rule;
+use crate::diagnostic::{Diagnostic, Format, Location, Position, Report, RuleId, Span};
+use crate::json::{self, pointer_join, Limits, Node, ReadError, ReadRules, Value};
+
+/// The rules reader errors break.
+const READ_RULES: ReadRules = ReadRules {
+    size: rule::ENVELOPE_SIZE,
+    bom: rule::JSON_BOM,
+    utf8: rule::JSON_UTF8,
+    surrogate: rule::JSON_SURROGATE,
+    depth: rule::JSON_DEPTH,
+    trailing: rule::JSON_TRAILING_DATA,
+    syntax: rule::JSON_SYNTAX,
+};
+
+pub use tree::check as check_tree;
+
+/// Largest content of one file, in UTF-8 bytes of the decoded text (spec, Limits: "Text
+/// content per file: 256 KiB in UTF-8 bytes").
+pub const MAX_FILE_BYTES: usize = 262_144;
+
+/// Largest content of all files together, in UTF-8 bytes (spec, Limits: "Total text
+/// content: 1 MiB in UTF-8 bytes").
+pub const MAX_TOTAL_BYTES: usize = 1_048_576;
+
+/// Largest envelope the reader accepts, in bytes; see `skill-package.envelope.size`. A JSON
+/// escape spends at most six bytes on one decoded byte, so every envelope whose contents
+/// fit [`MAX_TOTAL_BYTES`] fits six times that, and the 2 MiB on top leave room for paths,
+/// content types and structure. The content limits are therefore always reported on the
+/// decoded text, never masked by this bound.
+pub const MAX_ENVELOPE_BYTES: usize = 8 * 1024 * 1024;
+
+/// Nesting bound of the envelope reader; see `skill-package.json.depth`.
+pub const MAX_DEPTH: usize = 32;
+
+/// The head's path (spec, Head contract: "Head path: Exactly SKILL.md").
+pub const HEAD_PATH: &str = "SKILL.md";
+
+const ENVELOPE_FIELDS: &[&str] = &["version", "kind", "headPath", "files"];
+const FILE_FIELDS: &[&str] = &["path", "content", "contentType"];
+
+/// Application media types whose content is text, besides `text/*` and the `+json`,
+/// `+xml` and `+yaml` suffixes (see `skill-package.file.content-type.text`).
+const TEXT_APPLICATION_TYPES: &[&str] = &[
+    "json",
+    "xml",
+    "yaml",
+    "x-yaml",
+    "toml",
+    "javascript",
+    "ecmascript",
+    "x-sh",
+    "x-shellscript",
+    "x-python",
+    "sql",
+    "graphql",
+    "x-ndjson",
+];
+const TEXT_SUFFIXES: &[&str] = &["json", "xml", "yaml"];
+
+/// Checks one document given as skill package: a file named `SKILL.md` is a bare head,
+/// anything else a JSON envelope.
+pub fn check_document(name: &str, bytes: &[u8]) -> Report {
+    if is_head_file_name(name) {
+        check_head_file(bytes)
+    } else {
+        check_envelope(bytes)
+    }
+}
+
+/// Whether a file name (or path) names a bare head file.
+pub fn is_head_file_name(name: &str) -> bool {
+    Path::new(name)
+        .file_name()
+        .is_some_and(|file_name| file_name == HEAD_PATH)
+}
+
+/// Checks a bare `SKILL.md`: the per-file limit, UTF-8, then the head contract.
+/// Diagnostics carry a line and column in the file (the size limit carries none).
+pub fn check_head_file(source: &[u8]) -> Report {
+    let mut report = Report::new(Format::SkillPackage);
+    // skill-package.limit.file-bytes (spec, Limits: 256 KiB per file): an oversize head is
+    // reported by the limit alone and not parsed.
+    if source.len() > MAX_FILE_BYTES {
+        report.diagnostics.push(Diagnostic::new(
+            rule::LIMIT_FILE_BYTES,
+            Location::document(),
+            format!(
+                "SKILL.md is {} bytes, over the {MAX_FILE_BYTES}-byte limit of one file",
+                source.len()
+            ),
+        ));
+        return report;
+    }
+    // skill-package.file.text (spec: "All supported package contents are text").
+    let content = match std::str::from_utf8(source) {
+        Ok(content) => content,
+        Err(error) => {
+            let at = error.valid_up_to();
+            report.diagnostics.push(Diagnostic::new(
+                rule::FILE_TEXT,
+                Location::text(source, Span::new(at..(at + 1).min(source.len()))),
+                "SKILL.md is not valid UTF-8 from here on",
+            ));
+            return report;
+        }
+    };
+    head::check(content, &Place::Bare, &mut report.diagnostics);
+    report
+}
+
+/// Checks a JSON envelope.
+pub fn check_envelope(source: &[u8]) -> Report {
+    let mut checker = Envelope {
+        source,
+        report: Report::new(Format::SkillPackage),
+    };
+    checker.document();
+    checker.report
+}
+
+/// Where a file's content sits, so that a diagnostic about a place inside the content gets
+/// the location its input calls for.
+pub(crate) enum Place<'s> {
+    /// A bare `SKILL.md`: the content is the checked document.
+    Bare,
+    /// The decoded value of a JSON string in an envelope.
+    Json {
+        /// The envelope's bytes.
+        source: &'s [u8],
+        /// Pointer of the string (`/files/N/content`).
+        pointer: String,
+        /// Span of the string literal, quotes included.
+        literal: Span,
+    },
+    /// A file of a skill directory.
+    Tree {
+        /// Pointer of the content in the equivalent envelope.
+        pointer: String,
+    },
+}
+
+impl<'s> Place<'s> {
+    /// A locator for places inside `content`, with its lookups computed once.
+    pub(crate) fn locator<'c>(&'c self, content: &'c str) -> Locator<'c> {
+        let raw = match self {
+            Place::Json {
+                source, literal, ..
+            } => Some(RawMap::new(source, *literal)),
+            _ => None,
+        };
+        Locator {
+            place: self,
+            index: TextIndex::new(content.as_bytes()),
+            raw,
+        }
+    }
+}
+
+/// Turns byte ranges of one file's content into locations. Lines, columns and escapes are
+/// indexed once, so a content with thousands of diagnostics is not rescanned for each.
+pub(crate) struct Locator<'c> {
+    place: &'c Place<'c>,
+    index: TextIndex<'c>,
+    raw: Option<RawMap>,
+}
+
+impl Locator<'_> {
+    /// The line and column of a byte offset of the content.
+    pub(crate) fn position(&self, offset: usize) -> Position {
+        self.index.position(offset)
+    }
+
+    /// The location of a byte range of the content: its line and column in the content,
+    /// plus the pointer of the content for embedded text, and a span in the checked
+    /// document for rendering.
+    pub(crate) fn locate(&self, range: Range<usize>) -> Location {
+        let position = Some(self.index.position(range.start));
+        match self.place {
+            Place::Bare => Location {
+                pointer: None,
+                position,
+                span: Some(Span::new(range)),
+            },
+            Place::Json { pointer, .. } => Location {
+                pointer: Some(pointer.clone()),
+                position,
+                span: self
+                    .raw
+                    .as_ref()
+                    .map(|raw| Span::new(raw.offset(range.start)..raw.offset(range.end))),
+            },
+            Place::Tree { pointer } => Location {
+                pointer: Some(pointer.clone()),
+                position,
+                span: None,
+            },
+        }
+    }
+}
+
+/// Line and column lookup for one text with the semantics of [`Position::of`] (lines end at
+/// LF, CRLF or a lone CR; a column counts bytes that do not continue a UTF-8 sequence), in
+/// logarithmic time per lookup after one pass over the text.
+pub(crate) struct TextIndex<'t> {
+    text: &'t [u8],
+    /// Offset of the first byte of every line.
+    line_starts: Vec<usize>,
+    /// Characters before every multiple of [`TextIndex::BLOCK`] bytes.
+    chars_before: Vec<usize>,
+}
+
+impl<'t> TextIndex<'t> {
+    const BLOCK: usize = 1024;
+
+    pub(crate) fn new(text: &'t [u8]) -> TextIndex<'t> {
+        let mut line_starts = vec![0];
+        let mut chars_before = Vec::with_capacity(text.len() / Self::BLOCK + 1);
+        let mut chars = 0;
+        for (at, &byte) in text.iter().enumerate() {
+            if at % Self::BLOCK == 0 {
+                chars_before.push(chars);
+            }
+            if byte & 0xC0 != 0x80 {
+                chars += 1;
+            }
+            let breaks = byte == b'\n' || (byte == b'\r' && text.get(at + 1) != Some(&b'\n'));
+            if breaks {
+                line_starts.push(at + 1);
+            }
+        }
+        TextIndex {
+            text,
+            line_starts,
+            chars_before,
+        }
+    }
+
+    /// Characters (bytes that do not continue a UTF-8 sequence) before `offset`.
+    fn chars(&self, offset: usize) -> usize {
+        let block = offset / Self::BLOCK;
+        let base = self.chars_before.get(block).copied().unwrap_or(0);
+        let from = (block * Self::BLOCK).min(offset);
+        base + self.text[from..offset]
+            .iter()
+            .filter(|&&b| b & 0xC0 != 0x80)
+            .count()
+    }
+
+    pub(crate) fn position(&self, offset: usize) -> Position {
+        let offset = offset.min(self.text.len());
+        let line = self.line_starts.partition_point(|&start| start <= offset);
+        let start = self.line_starts[line.saturating_sub(1)];
+        Position {
+            line: u32::try_from(line).unwrap_or(u32::MAX),
+            column: u32::try_from(self.chars(offset) - self.chars(start) + 1).unwrap_or(u32::MAX),
+        }
+    }
+}
+
+/// Maps byte offsets of a JSON string's decoded value to offsets in the envelope: a plain
+/// byte stands for itself, `\n` and the like for one byte, `\uXXXX` for the UTF-8 length of
+/// its code point, and a surrogate pair escape for four bytes. The literal is walked once;
+/// each escape leaves a checkpoint of where decoding and source stand after it.
+struct RawMap {
+    /// First byte of the value in the source (after the opening quote).
+    start: usize,
+    /// One past the last byte of the value (the closing quote).
+    end: usize,
+    /// (decoded offset, source offset) after each escape, in order.
+    checkpoints: Vec<(usize, usize)>,
+}
+
+impl RawMap {
+    fn new(source: &[u8], literal: Span) -> RawMap {
+        let end = literal.end.saturating_sub(1).min(source.len());
+        let start = (literal.start + 1).min(end);
+        let mut checkpoints = Vec::new();
+        let mut raw = start;
+        let mut decoded = 0;
+        while raw < end {
+            if source[raw] != b'\\' {
+                raw += 1;
+                decoded += 1;
+                continue;
+            }
+            if source.get(raw + 1) != Some(&b'u') {
+                raw += 2;
+                decoded += 1;
+            } else {
+                let unit = source
+                    .get(raw + 2..raw + 6)
+                    .and_then(|hex| std::str::from_utf8(hex).ok())
+                    .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+                    .unwrap_or(0);
+                if (0xD800..0xDC00).contains(&unit) && source.get(raw + 6..raw + 8) == Some(b"\\u")
+                {
+                    raw += 12;
+                    decoded += 4;
+                } else {
+                    raw += 6;
+                    decoded += match unit {
+                        0..=0x7F => 1,
+                        0x80..=0x7FF => 2,
+                        _ => 3,
+                    };
+                }
+            }
+            checkpoints.push((decoded, raw.min(end)));
+        }
+        RawMap {
+            start,
+            end,
+            checkpoints,
+        }
+    }
+
+    fn offset(&self, decoded: usize) -> usize {
+        let before = self.checkpoints.partition_point(|&(at, _)| at <= decoded);
+        let (at, raw) = match before {
+            0 => (0, self.start),
+            n => self.checkpoints[n - 1],
+        };
+        (raw + (decoded - at)).min(self.end)
+    }
+}
+
+/// A file of the package as the package-level rules see it, whatever the input.
+pub(crate) struct PackageFile<'a> {
+    /// The path, when it is a string.
+    pub path: Option<&'a str>,
+    /// Location of the path.
+    pub path_location: Location,
+}
+
+struct Envelope<'s> {
+    source: &'s [u8],
+    report: Report,
+}
+
+impl<'s> Envelope<'s> {
+    fn at(&mut self, rule: RuleId, pointer: &str, span: Span, message: String) {
+        self.report.diagnostics.push(Diagnostic::new(
+            rule,
+            Location::pointer(pointer, span),
+            message,
+        ));
+    }
+
+    fn document(&mut self) {
+        let limits = Limits {
+            max_bytes: MAX_ENVELOPE_BYTES,
+            max_depth: MAX_DEPTH,
+        };
+        let source = self.source;
+        let document = match json::read(source, limits) {
+            Ok(document) => document,
+            Err(error) => return self.read_error(&error),
+        };
+        // skill-package.json.duplicate-key (decision: every repetition is an error).
+        let index = (!document.duplicates.is_empty()).then(|| TextIndex::new(source));
+        for duplicate in &document.duplicates {
+            let first = index
+                .as_ref()
+                .map_or(Position { line: 1, column: 1 }, |index| {
+                    index.position(duplicate.first.start)
+                });
+            self.at(
+                rule::JSON_DUPLICATE_KEY,
+                &duplicate.pointer,
+                duplicate.span,
+                format!(
+                    "duplicate key {:?}; first defined at line {}, column {}",
+                    duplicate.key, first.line, first.column
+                ),
+            );
+        }
+        self.root(&document.root);
+    }
+
+    fn read_error(&mut self, error: &ReadError) {
+        // skill-package.envelope.size (decision: 8 MiB bound on the envelope) and
+        // skill-package.json.* (spec, Serialization: the envelope is JSON).
+        self.report
+            .diagnostics
+            .push(error.diagnostic(self.source, &READ_RULES));
+    }
+
+    fn root(&mut self, root: &Node<'_>) {
+        // skill-package.envelope.type (spec, Serialization: the envelope is an object).
+        if root.as_object().is_none() {
+            self.at(
+                rule::ENVELOPE_TYPE,
+                "",
+                root.span,
+                format!("the envelope is a JSON object, not {}", root.value.kind()),
+            );
+            return;
+        }
+        self.closed_object(root, "", ENVELOPE_FIELDS, rule::ENVELOPE_REQUIRED);
+
+        // skill-package.envelope.version (spec: "The envelope is version 1").
+        if let Some(node) = member(root, "version") {
+            if node.value != Value::Number("1") {
+                self.at(
+                    rule::ENVELOPE_VERSION,
+                    "/version",
+                    node.span,
+                    "version must be the number 1".to_owned(),
+                );
+            }
+        }
+        // skill-package.envelope.kind (spec: "kind asset-package").
+        if let Some(node) = member(root, "kind") {
+            if node.as_str() != Some("asset-package") {
+                self.at(
+                    rule::ENVELOPE_KIND,
+                    "/kind",
+                    node.span,
+                    "kind must be the string \"asset-package\"".to_owned(),
+                );
+            }
+        }
+        // skill-package.envelope.head-path (spec: "headPath SKILL.md").
+        if let Some(node) = member(root, "headPath") {
+            if node.as_str() != Some(HEAD_PATH) {
+                self.at(
+                    rule::ENVELOPE_HEAD_PATH,
+                    "/headPath",
+                    node.span,
+                    "headPath must be the string \"SKILL.md\"".to_owned(),
+                );
+            }
+        }
+        if let Some(files) = member(root, "files") {
+            self.files(files);
+        }
+    }
+
+    /// skill-package.envelope.unknown-key and the object's required-member rule.
+    fn closed_object(&mut self, node: &Node<'_>, pointer: &str, fields: &[&str], required: RuleId) {
+        let members = node.as_object().unwrap_or_default();
+        for member in members {
+            if !fields.contains(&member.key.as_ref()) {
+                let message = format!("unknown member {:?}; this object is closed", member.key);
+                self.at(
+                    rule::ENVELOPE_UNKNOWN_KEY,
+                    &pointer_join(pointer, &member.key),
+                    member.key_span,
+                    message,
+                );
+            }
+        }
+        for field in fields {
+            if !members.iter().any(|member| member.key == *field) {
+                let message = format!("required member {field:?} is missing");
+                self.at(required, &pointer_join(pointer, field), node.span, message);
+            }
+        }
+    }
+
+    fn files(&mut self, files: &Node<'_>) {
+        // skill-package.field.type (spec: "a nonempty files array").
+        let Some(items) = files.as_array() else {
+            self.at(
+                rule::FIELD_TYPE,
+                "/files",
+                files.span,
+                format!("files must be an array, not {}", files.value.kind()),
+            );
+            return;
+        };
+        // skill-package.files.nonempty (spec: "a nonempty files array").
+        if items.is_empty() {
+            self.at(
+                rule::FILES_NONEMPTY,
+                "/files",
+                files.span,
+                "files is empty; a package holds at least its SKILL.md head".to_owned(),
+            );
+            return;
+        }
+        let mut package = Vec::with_capacity(items.len());
+        let mut total = 0usize;
+        let mut head: Option<(usize, &Node<'_>)> = None;
+        for (index, entry) in items.iter().enumerate() {
+            let pointer = format!("/files/{index}");
+            let path_pointer = format!("{pointer}/path");
+            // skill-package.field.type (spec: "Each file is {path, content, contentType}").
+            if entry.as_object().is_none() {
+                self.at(
+                    rule::FIELD_TYPE,
+                    &pointer,
+                    entry.span,
+                    format!("a file entry must be an object, not {}", entry.value.kind()),
+                );
+                package.push(PackageFile {
+                    path: None,
+                    path_location: Location::pointer(path_pointer, entry.span),
+                });
+                continue;
+            }
+            // skill-package.file.required (spec: "Each file entry needs path, content and
+            // contentType").
+            self.closed_object(entry, &pointer, FILE_FIELDS, rule::FILE_REQUIRED);
+            let path = member(entry, "path").and_then(|node| self.string(node, &path_pointer));
+            package.push(PackageFile {
+                path,
+                path_location: Location::pointer(
+                    path_pointer.clone(),
+                    member(entry, "path").map_or(entry.span, |node| node.span),
+                ),
+            });
+            let content_pointer = format!("{pointer}/content");
+            let content = member(entry, "content");
+            if let Some(node) = content {
+                if let Some(text) = self.string(node, &content_pointer) {
+                    // skill-package.limit.file-bytes (spec, Limits: 256 KiB per file, in
+                    // UTF-8 bytes of the decoded string).
+                    if text.len() > MAX_FILE_BYTES {
+                        self.at(
+                            rule::LIMIT_FILE_BYTES,
+                            &content_pointer,
+                            node.span,
+                            format!(
+                                "the content is {} bytes in UTF-8, over the {MAX_FILE_BYTES}-byte limit of one file",
+                                text.len()
+                            ),
+                        );
+                    }
+                    total = total.saturating_add(text.len());
+                }
+            }
+            if let Some(node) = member(entry, "contentType") {
+                let type_pointer = format!("{pointer}/contentType");
+                if let Some(value) = self.string(node, &type_pointer) {
+                    self.content_type(value, &type_pointer, node.span);
+                }
+            }
+            if head.is_none() && path == Some(HEAD_PATH) {
+                if let Some(node) = content {
+                    head = Some((index, node));
+                }
+            }
+        }
+        paths::check(&package, &mut self.report.diagnostics);
+        // skill-package.limit.total-bytes (spec, Limits: 1 MiB in total).
+        if total > MAX_TOTAL_BYTES {
+            self.at(
+                rule::LIMIT_TOTAL_BYTES,
+                "/files",
+                files.span,
+                format!(
+                    "the contents are {total} bytes in UTF-8 together, over the {MAX_TOTAL_BYTES}-byte limit of a package"
+                ),
+            );
+        }
+        // skill-package.head.present (spec: "it must appear among the package files").
+        if !package.iter().any(|file| file.path == Some(HEAD_PATH)) {
+            self.at(
+                rule::HEAD_PRESENT,
+                "/files",
+                files.span,
+                "no file has the path \"SKILL.md\"; the package has no head".to_owned(),
+            );
+        }
+        if let Some((index, node)) = head {
+            if let Some(content) = node.as_str().filter(|text| text.len() <= MAX_FILE_BYTES) {
+                let place = Place::Json {
+                    source: self.source,
+                    pointer: format!("/files/{index}/content"),
+                    literal: node.span,
+                };
+                head::check(content, &place, &mut self.report.diagnostics);
+            }
+        }
+    }
+
+    /// skill-package.field.type for strings.
+    fn string<'n>(&mut self, node: &'n Node<'_>, pointer: &str) -> Option<&'n str> {
+        if let Some(text) = node.as_str() {
+            return Some(text);
+        }
+        self.at(
+            rule::FIELD_TYPE,
+            pointer,
+            node.span,
+            format!("expected a string, found {}", node.value.kind()),
+        );
+        None
+    }
+
+    /// The contentType rules (spec: "All supported package contents are text").
+    fn content_type(&mut self, value: &str, pointer: &str, span: Span) {
+        // skill-package.file.content-type.syntax (decision: RFC 6838 / RFC 9110 grammar).
+        let Ok(media) = MediaType::parse(value) else {
+            self.at(
+                rule::FILE_CONTENT_TYPE_SYNTAX,
+                pointer,
+                span,
+                format!("{value:?} is not a media type (type/subtype with optional parameters)"),
+            );
+            return;
+        };
+        // skill-package.file.content-type.text (decision: the textual types listed there).
+        let top = media.ty.as_str().to_ascii_lowercase();
+        let sub = media.subty.as_str().to_ascii_lowercase();
+        let suffix = media
+            .suffix
+            .map(|suffix| suffix.as_str().to_ascii_lowercase());
+        let textual = top == "text"
+            || suffix
+                .as_deref()
+                .is_some_and(|suffix| TEXT_SUFFIXES.contains(&suffix))
+            || (top == "application" && TEXT_APPLICATION_TYPES.contains(&sub.as_str()));
+        if !textual {
+            self.at(
+                rule::FILE_CONTENT_TYPE_TEXT,
+                pointer,
+                span,
+                format!("{value:?} is not a text media type; all package contents are text"),
+            );
+        }
+        // skill-package.file.content-type.charset (decision: only UTF-8 may be declared).
+        if let Some(charset) = media.get_param(mediatype::names::CHARSET) {
+            if !charset.unquoted_str().eq_ignore_ascii_case("utf-8") {
+                self.at(
+                    rule::FILE_CONTENT_TYPE_CHARSET,
+                    pointer,
+                    span,
+                    format!(
+                        "the content is UTF-8 text, but the type declares charset {:?}",
+                        charset.unquoted_str()
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// The first member named `field`, if present (absence is reported by `closed_object`).
+fn member<'n, 'a>(node: &'n Node<'a>, field: &str) -> Option<&'n Node<'a>> {
+    node.get(field).map(|member| &member.value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_offsets_follow_escapes() {
+        // "a\nb\u00e9c\ud83d\ude00d": decoded a(0) \n(1) b(2) é(3..5) c(5) 😀(6..10) d(10)
+        let source = br#"["a\nb\u00e9c\ud83d\ude00d"]"#;
+        let map = RawMap::new(source, Span::new(1..source.len() - 1));
+        let offsets: Vec<usize> = [0, 1, 2, 3, 5, 6, 10, 99]
+            .iter()
+            .map(|&decoded| map.offset(decoded))
+            .collect();
+        assert_eq!(offsets, [2, 3, 5, 6, 12, 13, 25, source.len() - 2]);
+    }
+
+    #[test]
+    fn text_index_agrees_with_position_of() {
+        let text = "ab\néx\r\ny\rz\r".repeat(300);
+        let index = TextIndex::new(text.as_bytes());
+        for offset in 0..=text.len() + 1 {
+            assert_eq!(
+                index.position(offset),
+                Position::of(text.as_bytes(), offset),
+                "offset {offset}"
+            );
+        }
+    }
+
+    /// Escapes inflate the envelope up to six times; the 8 MiB bound must leave a package
+    /// at the 1 MiB content limit written entirely as `\u0001` escapes readable, so the
+    /// content limits and not the envelope bound decide.
+    #[test]
+    fn fully_escaped_package_at_the_limit_is_read() {
+        let escaped = "\\u0001".repeat(MAX_FILE_BYTES);
+        let mut envelope =
+            String::from(r#"{"version":1,"kind":"asset-package","headPath":"SKILL.md","files":["#);
+        envelope.push_str(
+            r#"{"path":"SKILL.md","content":"---\nname: n\ndescription: d\n---\nBody\n","contentType":"text/markdown"}"#,
+        );
+        let head_bytes = "---\nname: n\ndescription: d\n---\nBody\n".len();
+        for index in 0..4 {
+            let content = if index == 3 {
+                "\\u0001".repeat(MAX_FILE_BYTES - head_bytes)
+            } else {
+                escaped.clone()
+            };
+            envelope.push_str(&format!(
+                r#",{{"path":"r/{index}.txt","content":"{content}","contentType":"text/plain"}}"#
+            ));
+        }
+        envelope.push_str("]}");
+        assert!(envelope.len() > 6 * 1024 * 1024 && envelope.len() < MAX_ENVELOPE_BYTES);
+        let report = check_envelope(envelope.as_bytes());
+        assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+    }
+}
