@@ -111,6 +111,10 @@ struct RunArgs {
     /// `--operation validate`.
     #[arg(long = "operation", value_name = "NAME")]
     operations: Vec<String>,
+    /// Only cases whose input file or directory name matches one of these globs
+    /// (`'*.json'`: the JSON documents, for a validator that reads nothing else).
+    #[arg(long = "input-name", value_name = "GLOB")]
+    input_names: Vec<String>,
     /// Parallel jobs (default: the number of cores).
     #[arg(long)]
     jobs: Option<usize>,
@@ -323,6 +327,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         }
     }
     let globs = glob_set(&args.cases)?;
+    let input_globs = glob_set(&args.input_names)?;
     let cases: Vec<&Case> = selected(&corpus, &args.selection.format)
         .into_iter()
         .filter(|case| {
@@ -339,6 +344,11 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         })
         .filter(|case| {
             args.operations.is_empty() || args.operations.iter().any(|op| *op == case.operation)
+        })
+        .filter(|case| {
+            input_globs
+                .as_ref()
+                .is_none_or(|globs| globs.is_match(case.input_name()))
         })
         .collect();
     let jobs = args
@@ -400,6 +410,8 @@ fn run(args: RunArgs) -> Result<ExitCode> {
                     "formats": args.selection.format,
                     "cases": args.cases,
                     "rules": args.rules,
+                    "operations": args.operations,
+                    "input_names": args.input_names,
                     "fail_fast": args.fail_fast,
                     "expectations": args.expectations,
                 }),
