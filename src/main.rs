@@ -342,9 +342,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
                     .iter()
                     .any(|rule| args.rules.iter().any(|r| r == rule))
         })
-        .filter(|case| {
-            args.operations.is_empty() || args.operations.iter().any(|op| *op == case.operation)
-        })
+        .filter(|case| args.operations.is_empty() || args.operations.contains(&case.operation))
         .filter(|case| {
             input_globs
                 .as_ref()
