@@ -269,6 +269,12 @@ impl<'a> Node<'a> {
 pub fn pointer_join(base: &str, token: &str) -> String {
     let mut pointer = String::with_capacity(base.len() + token.len() + 1);
     pointer.push_str(base);
+    push_token(&mut pointer, token);
+    pointer
+}
+
+/// Appends `/` and an escaped reference token to a pointer in place.
+fn push_token(pointer: &mut String, token: &str) {
     pointer.push('/');
     for c in token.chars() {
         match c {
@@ -277,7 +283,6 @@ pub fn pointer_join(base: &str, token: &str) -> String {
             c => pointer.push(c),
         }
     }
-    pointer
 }
 
 /// Reads one JSON document under `limits`.
@@ -301,8 +306,9 @@ pub fn read(input: &[u8], limits: Limits) -> Result<Document<'_>, ReadError> {
         jiter: Jiter::new(input),
         limits,
         duplicates: Vec::new(),
+        path: Vec::new(),
     };
-    let root = reader.value(1, &Path::Root)?;
+    let root = reader.value(1)?;
     reader
         .jiter
         .finish()
@@ -318,30 +324,18 @@ struct Reader<'a> {
     jiter: Jiter<'a>,
     limits: Limits,
     duplicates: Vec<DuplicateKey>,
+    /// The way from the root to the value being read. Pointers are built from it only
+    /// when a duplicate key needs one: building one per value would copy a long key once
+    /// per item of an array below it, quadratic in the input.
+    path: Vec<Step<'a>>,
 }
 
-/// Where the value being read sits: a chain of its parents on the reader's stack. The JSON
-/// pointer is only spelled out when a duplicate key needs it, so reading a document that
-/// has none allocates no pointer at all.
-#[derive(Clone, Copy)]
-enum Path<'p> {
-    /// The top-level value.
-    Root,
-    /// An item of an array.
-    Item { parent: &'p Path<'p>, index: usize },
-    /// The value of an object member.
-    Member { parent: &'p Path<'p>, key: &'p str },
-}
-
-impl Path<'_> {
-    /// The JSON pointer (RFC 6901) of this place.
-    fn pointer(&self) -> String {
-        match self {
-            Path::Root => String::new(),
-            Path::Item { parent, index } => format!("{}/{index}", parent.pointer()),
-            Path::Member { parent, key } => pointer_join(&parent.pointer(), key),
-        }
-    }
+/// One step of [`Reader::path`].
+enum Step<'a> {
+    /// An array item.
+    Index(usize),
+    /// An object member.
+    Key(Cow<'a, str>),
 }
 
 /// Classifies a parser error.
@@ -427,7 +421,7 @@ fn intern<'a>(text: &'a str, produced: &[u8]) -> Cow<'a, str> {
 }
 
 impl<'a> Reader<'a> {
-    fn value(&mut self, depth: usize, path: &Path<'_>) -> Result<Node<'a>, ReadError> {
+    fn value(&mut self, depth: usize) -> Result<Node<'a>, ReadError> {
         let text = self.text;
         let peek = self.jiter.peek().map_err(|error| to_error(text, error))?;
         let start = self.jiter.current_index();
@@ -457,11 +451,10 @@ impl<'a> Reader<'a> {
                     .known_array()
                     .map_err(|error| to_error(text, error))?;
                 while more.is_some() {
-                    let item = Path::Item {
-                        parent: path,
-                        index: items.len(),
-                    };
-                    items.push(self.value(depth + 1, &item)?);
+                    self.path.push(Step::Index(items.len()));
+                    let item = self.value(depth + 1);
+                    self.path.pop();
+                    items.push(item?);
                     more = self
                         .jiter
                         .array_step()
@@ -469,7 +462,7 @@ impl<'a> Reader<'a> {
                 }
                 Value::Array(items)
             }
-            Peek::Object => self.object(depth, path)?,
+            Peek::Object => self.object(depth)?,
             peek if peek.is_num() => {
                 if let Err(error) = self.jiter.known_number_bytes(peek) {
                     return Err(to_error(text, error));
@@ -532,7 +525,7 @@ impl<'a> Reader<'a> {
             })
     }
 
-    fn object(&mut self, depth: usize, path: &Path<'_>) -> Result<Value<'a>, ReadError> {
+    fn object(&mut self, depth: usize) -> Result<Value<'a>, ReadError> {
         let text = self.text;
         let mut members: Vec<Member<'a>> = Vec::new();
         // Keys seen so far, by their index in `members`. Small objects (every object of a
@@ -560,23 +553,21 @@ impl<'a> Reader<'a> {
                 index.entry(name.clone()).or_insert(members.len());
                 found
             };
-            let member = Path::Member {
-                parent: path,
-                key: &name,
-            };
             if let Some(first) = first {
                 self.duplicates.push(DuplicateKey {
-                    pointer: member.pointer(),
+                    pointer: self.pointer_to(&name),
                     key: name.to_string(),
                     span: key_span,
                     first: members[first].key_span,
                 });
             }
-            let value = self.value(depth + 1, &member)?;
+            self.path.push(Step::Key(name.clone()));
+            let value = self.value(depth + 1);
+            self.path.pop();
             members.push(Member {
                 key: name,
                 key_span,
-                value,
+                value: value?,
             });
             key_start = self.jiter.current_index();
             key = self
@@ -586,6 +577,22 @@ impl<'a> Reader<'a> {
                 .map(|key| intern(text, key.as_bytes()));
         }
         Ok(Value::Object(members))
+    }
+
+    /// The pointer of member `key` of the object being read.
+    fn pointer_to(&self, key: &str) -> String {
+        let mut pointer = String::new();
+        for step in &self.path {
+            match step {
+                Step::Index(index) => {
+                    pointer.push('/');
+                    pointer.push_str(&index.to_string());
+                }
+                Step::Key(name) => push_token(&mut pointer, name),
+            }
+        }
+        push_token(&mut pointer, key);
+        pointer
     }
 
     /// The span of the key `name` just read. A key without escapes is a slice of the input

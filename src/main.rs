@@ -106,6 +106,15 @@ struct RunArgs {
     /// Only cases exercising one of these rules.
     #[arg(long = "rule", value_name = "RULE")]
     rules: Vec<String>,
+    /// Only cases of these operations (`validate`, `fingerprint`, ...); default: all. A
+    /// validator that only validates, such as a JSON Schema validator, runs with
+    /// `--operation validate`.
+    #[arg(long = "operation", value_name = "NAME")]
+    operations: Vec<String>,
+    /// Only cases whose input file or directory name matches one of these globs
+    /// (`'*.json'`: the JSON documents, for a validator that reads nothing else).
+    #[arg(long = "input-name", value_name = "GLOB")]
+    input_names: Vec<String>,
     /// Parallel jobs (default: the number of cores).
     #[arg(long)]
     jobs: Option<usize>,
@@ -318,6 +327,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         }
     }
     let globs = glob_set(&args.cases)?;
+    let input_globs = glob_set(&args.input_names)?;
     let cases: Vec<&Case> = selected(&corpus, &args.selection.format)
         .into_iter()
         .filter(|case| {
@@ -331,6 +341,12 @@ fn run(args: RunArgs) -> Result<ExitCode> {
                     .all_rules()
                     .iter()
                     .any(|rule| args.rules.iter().any(|r| r == rule))
+        })
+        .filter(|case| args.operations.is_empty() || args.operations.contains(&case.operation))
+        .filter(|case| {
+            input_globs
+                .as_ref()
+                .is_none_or(|globs| globs.is_match(case.input_name()))
         })
         .collect();
     let jobs = args
@@ -392,6 +408,8 @@ fn run(args: RunArgs) -> Result<ExitCode> {
                     "formats": args.selection.format,
                     "cases": args.cases,
                     "rules": args.rules,
+                    "operations": args.operations,
+                    "input_names": args.input_names,
                     "fail_fast": args.fail_fast,
                     "expectations": args.expectations,
                 }),

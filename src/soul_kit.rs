@@ -392,6 +392,7 @@ impl<'s> Checker<'s> {
     /// closed"; every listed field is required).
     fn closed_object(&mut self, node: &Node<'_>, pointer: &str, fields: &[&str]) {
         let members = node.as_object().unwrap_or_default();
+        // Keys met so far, so a repeat is found without comparing every earlier member.
         let mut seen: HashSet<&str> = HashSet::new();
         for member in members {
             // A repeated key is reported by soul-kit.json.duplicate-key; like every other

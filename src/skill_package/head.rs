@@ -31,6 +31,8 @@ pub const DESCRIPTION_MAX: usize = 1024;
 pub const YAML_MAX_DEPTH: usize = 64;
 /// Most nodes aliases may expand to; see `skill-package.head.yaml-resources`.
 pub const YAML_ALIAS_BUDGET: usize = 10_000;
+/// Bytes of scalar text that count as one more node towards [`YAML_ALIAS_BUDGET`].
+pub const SCALAR_BYTES_PER_NODE: usize = 1024;
 
 /// Checks the head contract on the text of `SKILL.md`, reporting through `place`.
 pub(crate) fn check(content: &str, place: &Place<'_>, out: &mut Vec<Diagnostic>) {
@@ -625,8 +627,12 @@ impl<'i> Loader<'i> {
             }
             _ if self.finished => Ok(()),
             Event::Scalar(value, style, anchor, tag) => {
+                // A scalar weighs one node per started KiB of its text, so the alias
+                // budget bounds the text aliases copy as well as their count: one alias
+                // of a long scalar copies all of it.
+                let weight = 1 + value.len() / SCALAR_BYTES_PER_NODE;
                 let value = Yaml::value_from_cow_and_metadata(value, style, tag.as_ref());
-                self.complete(value, 0, 1, span.into(), anchor)
+                self.complete(value, 0, weight, span.into(), anchor)
             }
             Event::SequenceStart(anchor, tag) => {
                 self.open(FrameKind::Sequence(Vec::new()), anchor, tag, span)

@@ -1,0 +1,6 @@
+#![no_main]
+//! Fuzz target `skill_package`: see `soulcheck_fuzzing::Target::SkillPackage`.
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| -> libfuzzer_sys::Corpus {
+    soulcheck_fuzz::fuzz(soulcheck_fuzzing::Target::SkillPackage, data)
+});

@@ -1,0 +1,304 @@
+//! Skill package envelopes: a valid envelope (version 1, `asset-package`, a `SKILL.md` head
+//! whose YAML frontmatter holds a name and a description at their length bounds, in any
+//! YAML quoting, and supporting files under safe paths), and targeted mutations of the
+//! envelope, its paths and its head with the diagnostics each must draw.
+
+use arbitrary::Unstructured;
+
+use super::{Generated, NEAR_MISS_KEYS};
+use crate::invariants::{Expected, Place};
+use crate::json_text::Json;
+
+/// Most characters of the head's name (spec, Head contract).
+pub const NAME_MAX: usize = 128;
+
+/// Most characters of the head's description (spec, Head contract).
+pub const DESCRIPTION_MAX: usize = 1024;
+
+/// Characters of YAML scalars: inert in plain, single- and double-quoted style alike (no
+/// `:`, `#`, quotes, backslashes or flow indicators), so every quoting denotes the same
+/// text.
+const SCALAR: &[&str] = &[
+    "a", "b", "k", "o", "r", "s", "t", "y", "é", "ß", "漢", "字", "ש", "Ω", " ", ".", "-", "ø",
+    "\u{301}",
+];
+
+/// A YAML scalar's text of exactly `chars` characters: starts with a letter, no space at
+/// either end.
+fn scalar(u: &mut Unstructured<'_>, chars: usize) -> arbitrary::Result<String> {
+    let mut text = String::from(*u.choose(&["R", "e", "漢", "Ω"])?);
+    while text.chars().count() < chars {
+        let piece = if u.is_empty() { "a" } else { u.choose(SCALAR)? };
+        text.push_str(piece);
+    }
+    if text.ends_with(' ') || text.ends_with('-') || text.ends_with('\u{301}') {
+        text.pop();
+        text.push('z');
+    }
+    Ok(text)
+}
+
+/// A scalar in a fuzz-chosen YAML quoting.
+fn quoted(u: &mut Unstructured<'_>, text: &str) -> arbitrary::Result<String> {
+    Ok(match u.int_in_range(0u8..=2)? {
+        0 => text.to_owned(),
+        1 => format!("'{text}'"),
+        _ => format!("\"{text}\""),
+    })
+}
+
+/// The parts of a head, so mutations can change one.
+struct Head {
+    name: Option<String>,
+    description: Option<String>,
+    body: String,
+}
+
+impl Head {
+    fn text(&self, u: &mut Unstructured<'_>) -> arbitrary::Result<String> {
+        let mut lines = vec!["---".to_owned()];
+        let mut fields = Vec::new();
+        if let Some(name) = &self.name {
+            fields.push(format!("name: {}", quoted(u, name)?));
+        }
+        if let Some(description) = &self.description {
+            fields.push(format!("description: {}", quoted(u, description)?));
+        }
+        if u.arbitrary()? {
+            fields.reverse();
+        }
+        lines.extend(fields);
+        lines.push("---".to_owned());
+        lines.push(self.body.clone());
+        Ok(lines.join("\n") + "\n")
+    }
+}
+
+/// Safe supporting file paths.
+const PATHS: &[&str] = &[
+    "references/checklist.md",
+    "scripts/run.py",
+    "assets/template.txt",
+    "notes.md",
+    "a/b/c/d.json",
+    "données/été.md",
+];
+
+/// The content types of supporting files, all text.
+const TYPES: &[&str] = &[
+    "text/markdown",
+    "text/plain",
+    "text/x-python",
+    "application/json",
+    "text/plain; charset=utf-8",
+    "application/ld+json",
+];
+
+/// The targeted mutations of an envelope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mutation {
+    /// None: the valid envelope.
+    None,
+    /// The name or description one character too long.
+    LengthPlusOne,
+    /// The name or description missing.
+    DropField,
+    /// An envelope member no envelope has.
+    UnknownKey,
+    /// A repeated envelope member.
+    DuplicateKey,
+    /// A supporting file's path leaving the package or absolute.
+    BadPath,
+    /// Two files with one path.
+    DuplicatePath,
+    /// A raw control byte inside a string literal: not JSON any more.
+    RawControl,
+    /// Several untargeted edits; no prediction.
+    Scramble,
+}
+
+impl Mutation {
+    /// Every mutation.
+    pub const ALL: &'static [Mutation] = &[
+        Mutation::None,
+        Mutation::LengthPlusOne,
+        Mutation::DropField,
+        Mutation::UnknownKey,
+        Mutation::DuplicateKey,
+        Mutation::BadPath,
+        Mutation::DuplicatePath,
+        Mutation::RawControl,
+        Mutation::Scramble,
+    ];
+}
+
+/// An envelope with a fuzz-chosen mutation.
+pub fn generate(u: &mut Unstructured<'_>) -> arbitrary::Result<Generated> {
+    let mutation = *u.choose(Mutation::ALL)?;
+    generate_with(u, mutation)
+}
+
+/// An envelope with the given mutation applied.
+pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary::Result<Generated> {
+    let decisions = u.bytes(u.len().min(64))?;
+    let mut plan = Unstructured::new(decisions);
+    let name_length = super::length(u, 1, NAME_MAX)?;
+    let description_length = super::length(u, 1, DESCRIPTION_MAX)?;
+    let mut head = Head {
+        name: Some(scalar(u, name_length)?),
+        description: Some(scalar(u, description_length)?),
+        body: format!("# {}\n{}", scalar(u, 20)?, scalar(u, 60)?),
+    };
+    let extra = u.int_in_range(0usize..=3)?;
+    let mut files = Vec::new();
+    let mut used = Vec::new();
+    for _ in 0..extra {
+        let path = *u.choose(PATHS)?;
+        if used.contains(&path) {
+            continue;
+        }
+        used.push(path);
+        files.push((
+            path.to_owned(),
+            scalar(u, 30)? + "\n",
+            (*u.choose(TYPES)?).to_owned(),
+        ));
+    }
+    let u = &mut plan;
+    let head_pointer = "/files/0/content";
+    let mut expected = Vec::new();
+    let mut summary = format!("{mutation:?}");
+    match mutation {
+        Mutation::LengthPlusOne => {
+            if u.arbitrary()? {
+                head.name = Some(scalar(u, NAME_MAX + 1)?);
+                expected.push(Expected::pointer(
+                    "skill-package.head.name.length",
+                    head_pointer,
+                ));
+                summary.push_str(" name");
+            } else {
+                head.description = Some(scalar(u, DESCRIPTION_MAX + 1)?);
+                expected.push(Expected::pointer(
+                    "skill-package.head.description.length",
+                    head_pointer,
+                ));
+                summary.push_str(" description");
+            }
+        }
+        Mutation::DropField => {
+            if u.arbitrary()? {
+                head.name = None;
+                expected.push(Expected::pointer(
+                    "skill-package.head.name.required",
+                    head_pointer,
+                ));
+                summary.push_str(" name");
+            } else {
+                head.description = None;
+                expected.push(Expected::pointer(
+                    "skill-package.head.description.required",
+                    head_pointer,
+                ));
+                summary.push_str(" description");
+            }
+        }
+        _ => {}
+    }
+    let mut items = vec![Json::object(vec![
+        ("path", Json::str("SKILL.md")),
+        ("content", Json::String(head.text(u)?)),
+        ("contentType", Json::str("text/markdown")),
+    ])];
+    for (path, content, content_type) in &files {
+        items.push(Json::object(vec![
+            ("path", Json::str(path)),
+            ("content", Json::str(content)),
+            ("contentType", Json::str(content_type)),
+        ]));
+    }
+    let mut tree = Json::object(vec![
+        ("version", Json::Number("1".into())),
+        ("kind", Json::str("asset-package")),
+        ("headPath", Json::str("SKILL.md")),
+        ("files", Json::Array(items)),
+    ]);
+    match mutation {
+        Mutation::UnknownKey => {
+            let key = *u.choose(NEAR_MISS_KEYS)?;
+            tree.push_member("", key, Json::str("x"));
+            let pointer = crate::json_text::join("", key);
+            expected.push(Expected::pointer(
+                "skill-package.envelope.unknown-key",
+                &pointer,
+            ));
+            summary.push_str(&format!(" {pointer}"));
+        }
+        Mutation::DuplicateKey => {
+            let pointer = *u.choose(&["/version", "/kind", "/headPath", "/files"])?;
+            tree.duplicate(pointer);
+            expected.push(Expected::pointer(
+                "skill-package.json.duplicate-key",
+                pointer,
+            ));
+            summary.push_str(&format!(" {pointer}"));
+        }
+        Mutation::BadPath | Mutation::DuplicatePath if files.is_empty() => {
+            return Err(arbitrary::Error::IncorrectFormat)
+        }
+        Mutation::BadPath => {
+            let (path, rule) = *u.choose(&[
+                ("../outside.md", "skill-package.path.dot-dot"),
+                ("references/../../x.md", "skill-package.path.dot-dot"),
+                ("/etc/passwd", "skill-package.path.absolute"),
+            ])?;
+            if let Some(node) = tree.at_mut("/files/1/path") {
+                *node = Json::str(path);
+            }
+            expected.push(Expected::pointer(rule, "/files/1/path"));
+            summary.push_str(&format!(" {path}"));
+        }
+        Mutation::DuplicatePath => {
+            if let Some(Json::Array(items)) = tree.at_mut("/files") {
+                let copy = items[1].clone();
+                items.push(copy);
+            }
+            let pointer = format!("/files/{}/path", files.len() + 1);
+            expected.push(Expected::pointer("skill-package.path.duplicate", &pointer));
+        }
+        _ => {}
+    }
+    if mutation == Mutation::Scramble {
+        summary = super::scramble(u, &mut tree)?;
+        let (bytes, _) = super::spell(u, &tree)?;
+        return Ok(Generated {
+            bytes,
+            expected: None,
+            respelled: None,
+            summary,
+        });
+    }
+    let (mut bytes, respelled) = super::spell(u, &tree)?;
+    if mutation == Mutation::RawControl {
+        let control = *u.choose(&[0u8, 1, 2, 7, 8, 0x0B, 0x0C, 0x1B, 0x1F])?;
+        let from = u.int_in_range(0..=bytes.len())?;
+        if !super::raw_control(&mut bytes, control, from) {
+            return Err(arbitrary::Error::IncorrectFormat);
+        }
+        return Ok(Generated {
+            bytes,
+            expected: Some(vec![Expected {
+                rule: "skill-package.json.syntax".to_owned(),
+                place: Place::Text,
+            }]),
+            respelled: None,
+            summary,
+        });
+    }
+    Ok(Generated {
+        bytes,
+        expected: Some(expected),
+        respelled: Some(respelled),
+        summary,
+    })
+}
