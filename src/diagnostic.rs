@@ -105,6 +105,11 @@ impl LineIndex {
                 starts.push(index + 1);
             }
         }
+        // The end of the text starts a block of its own when it falls on a block boundary,
+        // so every offset up to the end has its block's count.
+        if source.len() % Self::BLOCK == 0 {
+            chars_before.push(chars);
+        }
         LineIndex {
             starts,
             chars_before,
@@ -461,6 +466,21 @@ mod tests {
                 "offset {offset}"
             );
         }
+    }
+
+    /// The end of a text whose length is a whole number of blocks has a position too.
+    #[test]
+    fn positions_at_the_end_of_whole_blocks() {
+        for text in ["", "ab\n"] {
+            for length in [1024, 2048, 4096] {
+                let source = format!("{text}{}", "x".repeat(length - text.len()));
+                let index = LineIndex::new(source.as_bytes());
+                let end = index.position(source.as_bytes(), length);
+                let expected = if text.is_empty() { length + 1 } else { length - 2 };
+                assert_eq!(end.column as usize, expected, "{length}");
+            }
+        }
+        assert_eq!(LineIndex::new(b"").position(b"", 0), Position { line: 1, column: 1 });
     }
 
     #[test]
