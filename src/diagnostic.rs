@@ -476,11 +476,18 @@ mod tests {
                 let source = format!("{text}{}", "x".repeat(length - text.len()));
                 let index = LineIndex::new(source.as_bytes());
                 let end = index.position(source.as_bytes(), length);
-                let expected = if text.is_empty() { length + 1 } else { length - 2 };
+                let expected = if text.is_empty() {
+                    length + 1
+                } else {
+                    length - 2
+                };
                 assert_eq!(end.column as usize, expected, "{length}");
             }
         }
-        assert_eq!(LineIndex::new(b"").position(b"", 0), Position { line: 1, column: 1 });
+        assert_eq!(
+            LineIndex::new(b"").position(b"", 0),
+            Position { line: 1, column: 1 }
+        );
     }
 
     #[test]
