@@ -105,6 +105,11 @@ impl LineIndex {
                 starts.push(index + 1);
             }
         }
+        // The end of the text may start a block of its own; its count must exist too, or a
+        // position at the very end would count from zero.
+        if source.len() % Self::BLOCK == 0 {
+            chars_before.push(chars);
+        }
         LineIndex {
             starts,
             chars_before,
@@ -476,6 +481,15 @@ mod tests {
         // Past the end clamps to the end; an empty text has one line.
         assert_eq!(Position::of(text, 99), Position { line: 4, column: 2 });
         assert_eq!(Position::of(b"", 0), Position { line: 1, column: 1 });
+        // The end of a text whose length is a whole number of index blocks.
+        let block = vec![b'a'; LineIndex::BLOCK];
+        assert_eq!(
+            Position::of(&block, block.len()),
+            Position {
+                line: 1,
+                column: 1025
+            }
+        );
     }
 
     #[test]
