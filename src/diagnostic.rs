@@ -107,7 +107,7 @@ impl LineIndex {
         }
         // The end of the text may start a block of its own; its count must exist too, or a
         // position at the very end would count from zero.
-        if source.len() % Self::BLOCK == 0 {
+        if source.len().is_multiple_of(Self::BLOCK) {
             chars_before.push(chars);
         }
         LineIndex {
