@@ -105,9 +105,9 @@ impl LineIndex {
                 starts.push(index + 1);
             }
         }
-        // The end of the text starts a block of its own when it falls on a block boundary,
-        // so every offset up to the end has its block's count.
-        if source.len() % Self::BLOCK == 0 {
+        // The end of the text may start a block of its own; its count must exist too, or a
+        // position at the very end would count from zero.
+        if source.len().is_multiple_of(Self::BLOCK) {
             chars_before.push(chars);
         }
         LineIndex {
@@ -503,6 +503,15 @@ mod tests {
         // Past the end clamps to the end; an empty text has one line.
         assert_eq!(Position::of(text, 99), Position { line: 4, column: 2 });
         assert_eq!(Position::of(b"", 0), Position { line: 1, column: 1 });
+        // The end of a text whose length is a whole number of index blocks.
+        let block = vec![b'a'; LineIndex::BLOCK];
+        assert_eq!(
+            Position::of(&block, block.len()),
+            Position {
+                line: 1,
+                column: 1025
+            }
+        );
     }
 
     #[test]
