@@ -25,7 +25,7 @@ use std::path::Path;
 use mediatype::{MediaType, ReadParams};
 
 use crate::diagnostic::rules::skill_package as rule;
-use crate::diagnostic::{Diagnostic, Format, Location, Position, Report, RuleId, Span};
+use crate::diagnostic::{Diagnostic, Format, LineIndex, Location, Position, Report, RuleId, Span};
 use crate::json::{self, pointer_join, Limits, Node, ReadError, ReadRules, Value};
 
 /// The rules reader errors break.
@@ -226,62 +226,23 @@ impl Locator<'_> {
     }
 }
 
-/// Line and column lookup for one text with the semantics of [`Position::of`] (lines end at
-/// LF, CRLF or a lone CR; a column counts bytes that do not continue a UTF-8 sequence), in
-/// logarithmic time per lookup after one pass over the text.
+/// Line and column lookup for one text: the shared [`LineIndex`] bound to the text it
+/// indexes.
 pub(crate) struct TextIndex<'t> {
     text: &'t [u8],
-    /// Offset of the first byte of every line.
-    line_starts: Vec<usize>,
-    /// Characters before every multiple of [`TextIndex::BLOCK`] bytes.
-    chars_before: Vec<usize>,
+    lines: LineIndex,
 }
 
 impl<'t> TextIndex<'t> {
-    const BLOCK: usize = 1024;
-
     pub(crate) fn new(text: &'t [u8]) -> TextIndex<'t> {
-        let mut line_starts = vec![0];
-        let mut chars_before = Vec::with_capacity(text.len() / Self::BLOCK + 1);
-        let mut chars = 0;
-        for (at, &byte) in text.iter().enumerate() {
-            if at % Self::BLOCK == 0 {
-                chars_before.push(chars);
-            }
-            if byte & 0xC0 != 0x80 {
-                chars += 1;
-            }
-            let breaks = byte == b'\n' || (byte == b'\r' && text.get(at + 1) != Some(&b'\n'));
-            if breaks {
-                line_starts.push(at + 1);
-            }
-        }
         TextIndex {
             text,
-            line_starts,
-            chars_before,
+            lines: LineIndex::new(text),
         }
-    }
-
-    /// Characters (bytes that do not continue a UTF-8 sequence) before `offset`.
-    fn chars(&self, offset: usize) -> usize {
-        let block = offset / Self::BLOCK;
-        let base = self.chars_before.get(block).copied().unwrap_or(0);
-        let from = (block * Self::BLOCK).min(offset);
-        base + self.text[from..offset]
-            .iter()
-            .filter(|&&b| b & 0xC0 != 0x80)
-            .count()
     }
 
     pub(crate) fn position(&self, offset: usize) -> Position {
-        let offset = offset.min(self.text.len());
-        let line = self.line_starts.partition_point(|&start| start <= offset);
-        let start = self.line_starts[line.saturating_sub(1)];
-        Position {
-            line: u32::try_from(line).unwrap_or(u32::MAX),
-            column: u32::try_from(self.chars(offset) - self.chars(start) + 1).unwrap_or(u32::MAX),
-        }
+        self.lines.position(self.text, offset)
     }
 }
 
@@ -672,6 +633,19 @@ fn member<'n, 'a>(node: &'n Node<'a>, field: &str) -> Option<&'n Node<'a>> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn text_index_locates_the_end_of_a_whole_block() {
+        let text = vec![b'x'; 2048];
+        let index = super::TextIndex::new(&text);
+        assert_eq!(
+            index.position(2048),
+            super::Position {
+                line: 1,
+                column: 2049
+            }
+        );
+    }
+
     use super::*;
 
     #[test]
