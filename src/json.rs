@@ -18,7 +18,7 @@ use std::fmt;
 
 use jiter::{Jiter, JiterError, JiterErrorType, JsonErrorType, Peek};
 
-use crate::diagnostic::{Diagnostic, Location, RuleId, Span};
+use crate::diagnostic::{Diagnostic, LineIndex, Location, RuleId, Span};
 
 /// Member count from which an object's keys are indexed for duplicate detection.
 const INDEXED_FROM: usize = 32;
@@ -138,6 +138,33 @@ impl ReadError {
     /// The diagnostic this error gives under a format's rules.
     pub fn diagnostic(&self, source: &[u8], rules: &ReadRules) -> Diagnostic {
         Diagnostic::new(self.rule(rules), self.location(source), self.to_string())
+    }
+}
+
+impl Document<'_> {
+    /// One diagnostic of `rule` for every repeated key, at the member's pointer, naming
+    /// where the key first appeared. One line index serves them all, so many duplicates
+    /// stay linear.
+    pub fn duplicate_diagnostics(&self, source: &[u8], rule: RuleId) -> Vec<Diagnostic> {
+        if self.duplicates.is_empty() {
+            return Vec::new();
+        }
+        let lines = LineIndex::new(source);
+        self.duplicates
+            .iter()
+            .map(|duplicate| {
+                let first = lines.position(source, duplicate.first.start);
+                let message = format!(
+                    "duplicate key {:?}; first defined at line {}, column {}",
+                    duplicate.key, first.line, first.column
+                );
+                Diagnostic::new(
+                    rule,
+                    Location::pointer(duplicate.pointer.as_str(), duplicate.span),
+                    message,
+                )
+            })
+            .collect()
     }
 }
 

@@ -346,23 +346,8 @@ impl<'s> Envelope<'s> {
             Err(error) => return self.read_error(&error),
         };
         // skill-package.json.duplicate-key (decision: every repetition is an error).
-        let index = (!document.duplicates.is_empty()).then(|| TextIndex::new(source));
-        for duplicate in &document.duplicates {
-            let first = index
-                .as_ref()
-                .map_or(Position { line: 1, column: 1 }, |index| {
-                    index.position(duplicate.first.start)
-                });
-            self.at(
-                rule::JSON_DUPLICATE_KEY,
-                &duplicate.pointer,
-                duplicate.span,
-                format!(
-                    "duplicate key {:?}; first defined at line {}, column {}",
-                    duplicate.key, first.line, first.column
-                ),
-            );
-        }
+        let duplicates = document.duplicate_diagnostics(source, rule::JSON_DUPLICATE_KEY);
+        self.report.diagnostics.extend(duplicates);
         self.root(&document.root);
     }
 

@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 
 use crate::diagnostic::rules::soul_kit as rule;
-use crate::diagnostic::{Diagnostic, Format, LineIndex, Location, Report, RuleId, Span};
+use crate::diagnostic::{Diagnostic, Format, Location, Report, RuleId, Span};
 use crate::json::{self, pointer_join, Limits, Node, ReadError, ReadRules, Value};
 use crate::text;
 
@@ -98,22 +98,8 @@ impl<'s> Checker<'s> {
             Err(error) => return self.read_error(&error),
         };
         // soul-kit.json.duplicate-key (spec: "unknown properties and duplicate keys are invalid").
-        // One line index serves every duplicate, so many duplicates stay linear.
-        if !document.duplicates.is_empty() {
-            let lines = LineIndex::new(self.source);
-            for duplicate in &document.duplicates {
-                let first = lines.position(self.source, duplicate.first.start);
-                self.at(
-                    rule::JSON_DUPLICATE_KEY,
-                    &duplicate.pointer,
-                    duplicate.span,
-                    format!(
-                        "duplicate key {:?}; first defined at line {}, column {}",
-                        duplicate.key, first.line, first.column
-                    ),
-                );
-            }
-        }
+        let duplicates = document.duplicate_diagnostics(self.source, rule::JSON_DUPLICATE_KEY);
+        self.report.diagnostics.extend(duplicates);
         self.root(&document.root);
     }
 

@@ -6,7 +6,7 @@
 //! A format hands in its own rule constants through [`JsonRules`], so the same walk names
 //! `soulacy-package.*` rules for a package and `soulacy-sidecar.*` rules for a sidecar.
 
-use crate::diagnostic::{Diagnostic, Format, LineIndex, Location, Report, RuleId, Span};
+use crate::diagnostic::{Diagnostic, Format, Location, Report, RuleId, Span};
 use crate::json::{
     self, pointer_join, Document, Limits, Member, Node, ReadError, ReadRules, Value,
 };
@@ -76,22 +76,8 @@ impl<'s> Walker<'s> {
                 return None;
             }
         };
-        // One line index serves every duplicate, so many duplicates stay linear.
-        if !document.duplicates.is_empty() {
-            let lines = LineIndex::new(self.source);
-            for duplicate in &document.duplicates {
-                let first = lines.position(self.source, duplicate.first.start);
-                self.at(
-                    self.rules.duplicate,
-                    &duplicate.pointer,
-                    duplicate.span,
-                    format!(
-                        "duplicate key {:?}; first defined at line {}, column {}",
-                        duplicate.key, first.line, first.column
-                    ),
-                );
-            }
-        }
+        let duplicates = document.duplicate_diagnostics(self.source, self.rules.duplicate);
+        self.report.diagnostics.extend(duplicates);
         Some(document)
     }
 
