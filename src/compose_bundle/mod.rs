@@ -25,7 +25,7 @@ mod voice;
 use std::path::Path;
 
 use crate::diagnostic::rules::compose_bundle as rule;
-use crate::diagnostic::{Diagnostic, Format, LineIndex, Location, Position, Report, RuleId, Span};
+use crate::diagnostic::{Diagnostic, Format, Location, Report, RuleId, Span};
 use crate::json::{self, pointer_join, Document, Limits, Node, ReadError, ReadRules};
 
 /// The rules reader errors break: invalid UTF-8 and lone surrogates are both encoding
@@ -174,21 +174,8 @@ impl<'s> JsonFile<'s> {
         };
         // compose-bundle.json.duplicate-key (decision: a repeated key means different
         // things to different readers).
-        // One line index serves every duplicate, so many duplicates stay linear.
-        if !document.duplicates.is_empty() {
-            let lines = LineIndex::new(self.source);
-            for duplicate in &document.duplicates {
-                let first = lines.position(self.source, duplicate.first.start);
-                sink.at(
-                    rule::JSON_DUPLICATE_KEY,
-                    self.pointer(&duplicate.pointer),
-                    Some(duplicate.span),
-                    format!(
-                        "duplicate key {:?}; first defined at line {}, column {}",
-                        duplicate.key, first.line, first.column
-                    ),
-                );
-            }
+        for diagnostic in document.duplicate_diagnostics(self.source, rule::JSON_DUPLICATE_KEY) {
+            self.report_in_tree(diagnostic, sink);
         }
         Some(document)
     }
@@ -196,24 +183,20 @@ impl<'s> JsonFile<'s> {
     fn read_error(&self, error: &ReadError, sink: &mut Sink) {
         // compose-bundle.json.size (decision: every read is bounded at 1 MiB) and
         // compose-bundle.json.bom, .encoding, .depth, .syntax.
-        let rule = error.rule(&READ_RULES);
-        let pointer = (!self.prefix.is_empty()).then(|| self.prefix.to_owned());
-        let location = match error.offset() {
-            Some(offset) => Location {
-                pointer,
-                position: Some(Position::of(self.source, offset)),
-                span: Some(Span::new(offset..(offset + 1).min(self.source.len())))
-                    .filter(|_| sink.spans),
-            },
-            None => Location {
-                pointer,
-                position: None,
-                span: None,
-            },
+        self.report_in_tree(error.diagnostic(self.source, &READ_RULES), sink);
+    }
+
+    /// Moves a diagnostic about this document into the bundle's pointer space: its
+    /// pointer gains the file's prefix (a document-level one gets the file's pointer),
+    /// and its span is kept only when the sink renders source.
+    fn report_in_tree(&self, mut diagnostic: Diagnostic, sink: &mut Sink) {
+        let location = &mut diagnostic.location;
+        location.pointer = match location.pointer.take() {
+            Some(inner) => Some(self.pointer(&inner)),
+            None => (!self.prefix.is_empty()).then(|| self.prefix.to_owned()),
         };
-        sink.report
-            .diagnostics
-            .push(Diagnostic::new(rule, location, error.to_string()));
+        location.span = location.span.filter(|_| sink.spans);
+        sink.report.diagnostics.push(diagnostic);
     }
 }
 
