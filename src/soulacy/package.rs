@@ -42,44 +42,21 @@ const ROOT_FIELDS: &[&str] = &[
     "integrity",
 ];
 
-/// Manifest members of both schema versions.
-const MANIFEST_FIELDS: &[&str] = &[
-    "agent_id",
-    "name",
-    "version",
-    "description",
-    "trigger",
-    "surfaces",
-    "providers",
-    "models",
-    "channels",
-    "skills",
-    "knowledge",
-    "peer_agents",
-    "builtins",
-    "mcp_servers",
-    "mcp_tools",
-    "env",
-    "capabilities",
-    "secrets",
-    "files_required",
-    "eval_suites",
-    "sample_prompts",
-    "warnings",
-];
-
-/// Manifest members v2 added.
-const MANIFEST_V2_FIELDS: &[&str] = &[
-    "package_id",
-    "prior_version",
-    "released_at",
-    "changelog",
-    "publisher",
-    "requires",
-];
-
 const MANIFEST_STRINGS: &[&str] = &["agent_id", "name", "version", "description", "trigger"];
 const MANIFEST_V2_STRINGS: &[&str] = &["package_id", "prior_version", "released_at", "changelog"];
+/// Manifest members v2 added besides its strings.
+const MANIFEST_V2_OBJECTS: &[&str] = &["publisher", "requires"];
+
+/// Whether a manifest member is one both schema versions have: the typed lists below are
+/// the one place manifest members are named.
+fn is_shared_manifest_member(key: &str) -> bool {
+    MANIFEST_STRINGS.contains(&key) || STRING_LISTS.contains(&key) || key == "secrets"
+}
+
+/// Whether a manifest member is one schema v2 added.
+fn is_v2_manifest_member(key: &str) -> bool {
+    MANIFEST_V2_STRINGS.contains(&key) || MANIFEST_V2_OBJECTS.contains(&key)
+}
 
 const STRING_LISTS: &[&str] = &[
     "surfaces",
@@ -235,18 +212,13 @@ fn check_manifest(
 ) {
     // soulacy-package.object.unknown-key: v1 manifests have no v2 members.
     if schema == Some(Schema::V1) {
-        walker.unknown_members(manifest, pointer, MANIFEST_FIELDS, |key| {
-            MANIFEST_V2_FIELDS
-                .contains(&key)
+        walker.unknown_members_where(manifest, pointer, is_shared_manifest_member, |key| {
+            is_v2_manifest_member(key)
                 .then_some("it belongs to schema v2 and is ignored in a v1 package")
         });
     } else {
-        let known: Vec<&str> = MANIFEST_FIELDS
-            .iter()
-            .chain(MANIFEST_V2_FIELDS)
-            .copied()
-            .collect();
-        walker.unknown_members(manifest, pointer, &known, |_| None);
+        let known = |key: &str| is_shared_manifest_member(key) || is_v2_manifest_member(key);
+        walker.unknown_members_where(manifest, pointer, known, |_| None);
     }
     let v2 = schema == Some(Schema::V2);
 

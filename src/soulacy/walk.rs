@@ -173,8 +173,19 @@ impl<'s> Walker<'s> {
         known: &[&str],
         explain: impl Fn(&str) -> Option<&'static str>,
     ) {
+        self.unknown_members_where(object, pointer, |key| known.contains(&key), explain);
+    }
+
+    /// [`Walker::unknown_members`] with the known members given by a predicate.
+    pub fn unknown_members_where(
+        &mut self,
+        object: &Node<'_>,
+        pointer: &str,
+        known: impl Fn(&str) -> bool,
+        explain: impl Fn(&str) -> Option<&'static str>,
+    ) {
         for member in object.as_object().unwrap_or_default() {
-            if known.contains(&member.key.as_ref()) {
+            if known(&member.key) {
                 continue;
             }
             let message = match explain(&member.key) {
