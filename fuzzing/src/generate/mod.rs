@@ -154,6 +154,18 @@ pub fn other_type(u: &mut Unstructured<'_>, not: &Json) -> arbitrary::Result<Jso
     Ok(u.choose(&choices)?.clone())
 }
 
+/// The document after several untargeted edits ([`scramble`]), with no prediction.
+pub fn scrambled(u: &mut Unstructured<'_>, tree: &mut Json) -> arbitrary::Result<Generated> {
+    let summary = scramble(u, tree)?;
+    let (bytes, _) = spell(u, tree)?;
+    Ok(Generated {
+        bytes,
+        expected: None,
+        respelled: None,
+        summary,
+    })
+}
+
 /// Untargeted edits of a tree: after these the outcome is not predicted, only the general
 /// invariants apply.
 pub fn scramble(u: &mut Unstructured<'_>, tree: &mut Json) -> arbitrary::Result<String> {

@@ -550,14 +550,7 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
         }
         Mutation::Size | Mutation::RawControl => {}
         Mutation::Scramble => {
-            summary = super::scramble(u, &mut tree)?;
-            let (bytes, _) = super::spell(u, &tree)?;
-            return Ok(Generated {
-                bytes,
-                expected: None,
-                respelled: None,
-                summary,
-            });
+            return super::scrambled(u, &mut tree);
         }
     }
     let (mut bytes, respelled) = super::spell(u, &tree)?;

@@ -517,14 +517,7 @@ pub fn generate_with(
             summary.push_str(&format!(" {pointer} ({tail})"));
         }
         Mutation::Scramble => {
-            summary = super::scramble(u, &mut tree)?;
-            let (bytes, _) = super::spell(u, &tree)?;
-            return Ok(Generated {
-                bytes,
-                expected: None,
-                respelled: None,
-                summary,
-            });
+            return super::scrambled(u, &mut tree);
         }
     }
     let (mut bytes, respelled) = super::spell(u, &tree)?;
