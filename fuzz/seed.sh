@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-fuzz/corpus}"
-cargo run -q -p soulcheck-fuzzing --bin soulcheck-fuzz -- seed "$out"
+cargo run -q -p soulcheck-fuzz-tool --bin soulcheck-fuzz -- seed "$out"
 for dir in fuzz/seeds/*/; do
     target="$(basename "$dir")"
     mkdir -p "$out/$target"

@@ -1,0 +1,1 @@
+//! soulcheck-benches holds no library code; its criterion benches live in `benches/`.

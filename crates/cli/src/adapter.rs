@@ -1,0 +1,48 @@
+//! The reference implementation seen through the harness's `Validator` trait, so the
+//! runner, the `cargo test` suite and `soulcheck run` treat it like any other validator.
+
+use soulcheck_harness::{Implementation, Observation, Outcome, Request, Validator};
+use soulcheck_reference::{check, Input, Report, Unsupported};
+
+/// The in-process reference validator.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Reference;
+
+impl Reference {
+    /// Runs a harness request through the reference and returns its report.
+    pub fn report(&self, request: &Request<'_>) -> Result<Report, Unsupported> {
+        let input = match request.input {
+            soulcheck_harness::Input::Document { file_name, bytes } => Input::Document {
+                name: file_name,
+                bytes,
+            },
+            soulcheck_harness::Input::Tree { root } => Input::Tree(root),
+        };
+        check(request.format, request.operation, input, request.context)
+    }
+}
+
+/// Converts a report to what the harness compares: rule, severity and location.
+pub fn observation(report: &Report) -> Observation {
+    let wire = report.to_wire();
+    Observation {
+        verdict: wire.verdict,
+        diagnostics: wire.diagnostics,
+        value: wire.value,
+    }
+}
+
+impl Validator for Reference {
+    fn implementation(&self) -> Implementation {
+        crate::serve::implementation()
+    }
+
+    fn run(&self, request: &Request<'_>) -> Outcome {
+        match self.report(request) {
+            Ok(report) => Outcome::Observed(observation(&report)),
+            Err(unsupported) => Outcome::Skipped {
+                reason: unsupported.reason,
+            },
+        }
+    }
+}

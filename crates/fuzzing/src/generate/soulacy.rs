@@ -1,0 +1,749 @@
+//! Soulacy agent packages (schema v1 and v2) and install sidecars: valid documents built
+//! from the spec's shapes (namespaced ids at their length bounds, calendar versions,
+//! RFC 3339 instants, inline files with their true digests) and targeted mutations with
+//! the diagnostics each must draw.
+
+use arbitrary::Unstructured;
+use sha2::{Digest, Sha256};
+
+use super::{Generated, NEAR_MISS_KEYS};
+use crate::invariants::{Expected, Place};
+use crate::json_text::{self, Json};
+
+/// Largest valid package, in bytes.
+pub const MAX_PACKAGE_BYTES: usize = soulcheck_reference::soulacy::MAX_PACKAGE_BYTES;
+
+/// Largest valid sidecar, in bytes.
+pub const MAX_SIDECAR_BYTES: usize = soulcheck_reference::soulacy::MAX_SIDECAR_BYTES;
+
+const V1: &str = "soulacy.agent.package/v1";
+const V2: &str = "soulacy.agent.package/v2";
+
+/// A string of `[a-z0-9-]` of `length` characters, starting with a letter or digit.
+fn slug(u: &mut Unstructured<'_>, length: usize) -> arbitrary::Result<String> {
+    let mut text = String::new();
+    while text.len() < length {
+        let alphabet: &[u8] = if text.is_empty() {
+            b"abcdefghijklmnopqrstuvwxyz0123456789"
+        } else {
+            b"abcdefghijklmnopqrstuvwxyz0123456789-"
+        };
+        text.push(char::from(*u.choose(alphabet)?));
+    }
+    Ok(text)
+}
+
+/// A valid `<publisher>/<package>` outside the reserved namespace.
+fn package_id(u: &mut Unstructured<'_>) -> arbitrary::Result<String> {
+    let publisher_length = super::length(u, 2, 32)?;
+    let mut publisher = slug(u, publisher_length)?;
+    if publisher == "soulacy" {
+        publisher.push('s');
+    }
+    let package_length = super::length(u, 1, 63)?;
+    Ok(format!("{publisher}/{}", slug(u, package_length)?))
+}
+
+/// A calendar version naming a real date, with an optional PATCH of any length.
+fn calendar(u: &mut Unstructured<'_>) -> arbitrary::Result<String> {
+    let year = u.int_in_range(0u16..=9999)?;
+    let month = u.int_in_range(1u8..=12)?;
+    let day = if u.ratio(1u8, 8)? && month == 2 && year % 400 == 0 {
+        29
+    } else {
+        u.int_in_range(1u8..=28)?
+    };
+    let mut version = format!("{year:04}.{month:02}.{day:02}");
+    if u.arbitrary()? {
+        let digits = u.int_in_range(1usize..=25)?;
+        version.push('.');
+        for _ in 0..digits {
+            version.push(char::from(u.int_in_range(b'0'..=b'9')?));
+        }
+    }
+    Ok(version)
+}
+
+/// An RFC 3339 date-time.
+fn instant(u: &mut Unstructured<'_>) -> arbitrary::Result<String> {
+    let mut text = format!(
+        "{:04}-{:02}-{:02}{}{:02}:{:02}:{:02}",
+        u.int_in_range(1u16..=9999)?,
+        u.int_in_range(1u8..=12)?,
+        u.int_in_range(1u8..=28)?,
+        u.choose(&["T", "t"])?,
+        u.int_in_range(0u8..=23)?,
+        u.int_in_range(0u8..=59)?,
+        u.int_in_range(0u8..=59)?,
+    );
+    if u.arbitrary()? {
+        text.push_str(u.choose(&[".5", ".123456789", ".000"])?);
+    }
+    text.push_str(u.choose(&["Z", "z", "+05:30", "-08:00", "+00:00"])?);
+    Ok(text)
+}
+
+/// Free text: any visible string of up to 40 characters.
+fn words(u: &mut Unstructured<'_>) -> arbitrary::Result<Json> {
+    Ok(Json::String(super::text(u, 1, 40)?))
+}
+
+/// A list of `n` free-text strings.
+fn list(u: &mut Unstructured<'_>, max: usize) -> arbitrary::Result<Json> {
+    let n = u.int_in_range(0..=max)?;
+    let mut items = Vec::new();
+    for _ in 0..n {
+        items.push(words(u)?);
+    }
+    Ok(Json::Array(items))
+}
+
+fn maybe(
+    u: &mut Unstructured<'_>,
+    members: &mut Vec<(String, Json)>,
+    key: &str,
+    make: impl FnOnce(&mut Unstructured<'_>) -> arbitrary::Result<Json>,
+) -> arbitrary::Result<()> {
+    if u.arbitrary()? {
+        members.push((key.to_owned(), make(u)?));
+    }
+    Ok(())
+}
+
+fn publisher(u: &mut Unstructured<'_>) -> arbitrary::Result<Json> {
+    let mut members = vec![("id".to_owned(), words(u)?)];
+    for key in ["display_name", "signature_key", "trust_level"] {
+        maybe(u, &mut members, key, words)?;
+    }
+    Ok(Json::Object(members))
+}
+
+fn requirement(u: &mut Unstructured<'_>) -> arbitrary::Result<Json> {
+    let mut members = vec![("id".to_owned(), words(u)?)];
+    maybe(u, &mut members, "reason", words)?;
+    Ok(Json::Object(members))
+}
+
+fn requires(u: &mut Unstructured<'_>) -> arbitrary::Result<Json> {
+    let mut members = Vec::new();
+    maybe(u, &mut members, "soulacy_version", words)?;
+    for key in ["providers", "channels", "mcp_servers", "peer_agents"] {
+        if u.arbitrary()? {
+            let n = u.int_in_range(0usize..=3)?;
+            let mut items = Vec::new();
+            for _ in 0..n {
+                items.push(requirement(u)?);
+            }
+            members.push((key.to_owned(), Json::Array(items)));
+        }
+    }
+    if u.arbitrary()? {
+        let mut secret = vec![("key".to_owned(), words(u)?)];
+        for key in ["label", "reason", "kind", "provider"] {
+            maybe(u, &mut secret, key, words)?;
+        }
+        members.push((
+            "secrets".to_owned(),
+            Json::Array(vec![Json::Object(secret)]),
+        ));
+    }
+    Ok(Json::Object(members))
+}
+
+/// Inline files with distinct relative paths and true digests.
+fn files(u: &mut Unstructured<'_>) -> arbitrary::Result<Json> {
+    let n = u.int_in_range(0usize..=4)?;
+    let mut items = Vec::new();
+    for index in 0..n {
+        let dir = *u.choose(&["", "skills/", "docs/a b/", "é/", "./", "x..y/"])?;
+        let path = format!("{dir}file-{index}.md");
+        let text = super::text(u, 1, 60)?;
+        let mut members = vec![
+            ("path".to_owned(), Json::String(path)),
+            (
+                "sha256".to_owned(),
+                Json::String(format!("{:x}", Sha256::digest(text.as_bytes()))),
+            ),
+            ("bytes".to_owned(), Json::Number(text.len().to_string())),
+        ];
+        if u.ratio(3u8, 4)? {
+            members.push(("text".to_owned(), Json::String(text)));
+        }
+        items.push(Json::Object(members));
+    }
+    Ok(Json::Array(items))
+}
+
+fn integrity(u: &mut Unstructured<'_>) -> arbitrary::Result<Json> {
+    let mut members = Vec::new();
+    maybe(u, &mut members, "algorithm", |_| Ok(Json::str("sha256")))?;
+    maybe(u, &mut members, "sha256", |u| {
+        let seed: u64 = u.arbitrary()?;
+        Ok(Json::String(format!(
+            "{:x}",
+            Sha256::digest(seed.to_le_bytes())
+        )))
+    })?;
+    maybe(u, &mut members, "signature", words)?;
+    maybe(u, &mut members, "public_key", words)?;
+    maybe(u, &mut members, "verified", |u| {
+        Ok(Json::Bool(u.arbitrary()?))
+    })?;
+    Ok(Json::Object(members))
+}
+
+/// A valid package of the given schema version.
+pub fn package(u: &mut Unstructured<'_>, v2: bool) -> arbitrary::Result<Json> {
+    let mut manifest = Vec::new();
+    if v2 {
+        manifest.push(("agent_id".to_owned(), words(u)?));
+        manifest.push(("package_id".to_owned(), Json::String(package_id(u)?)));
+        manifest.push(("version".to_owned(), Json::String(calendar(u)?)));
+        maybe(u, &mut manifest, "prior_version", |u| {
+            Ok(Json::String(calendar(u)?))
+        })?;
+        maybe(u, &mut manifest, "released_at", |u| {
+            Ok(Json::String(instant(u)?))
+        })?;
+        maybe(u, &mut manifest, "changelog", words)?;
+        maybe(u, &mut manifest, "publisher", publisher)?;
+        maybe(u, &mut manifest, "requires", requires)?;
+    } else {
+        maybe(u, &mut manifest, "agent_id", words)?;
+        // A v1 version is free text (calendar versions came with v2).
+        maybe(u, &mut manifest, "version", words)?;
+    }
+    for key in ["name", "description", "trigger"] {
+        maybe(u, &mut manifest, key, words)?;
+    }
+    for key in ["surfaces", "skills", "capabilities", "warnings", "env"] {
+        maybe(u, &mut manifest, key, |u| list(u, 3))?;
+    }
+    maybe(u, &mut manifest, "secrets", |u| {
+        let mut secret = vec![
+            ("kind".to_owned(), words(u)?),
+            ("name".to_owned(), words(u)?),
+        ];
+        maybe(u, &mut secret, "description", words)?;
+        Ok(Json::Array(vec![Json::Object(secret)]))
+    })?;
+    let turn = u.int_in_range(0..=manifest.len().saturating_sub(1))?;
+    manifest.rotate_left(turn);
+
+    let mut root = vec![
+        (
+            "schema_version".to_owned(),
+            Json::str(if v2 { V2 } else { V1 }),
+        ),
+        (
+            "soul_yaml".to_owned(),
+            Json::String(super::text(u, 1, 200)?),
+        ),
+        ("manifest".to_owned(), Json::Object(manifest)),
+    ];
+    maybe(u, &mut root, "exported_at", |u| {
+        Ok(Json::String(instant(u)?))
+    })?;
+    maybe(u, &mut root, "files", files)?;
+    maybe(u, &mut root, "integrity", integrity)?;
+    let turn = u.int_in_range(0..=root.len().saturating_sub(1))?;
+    root.rotate_left(turn);
+    Ok(Json::Object(root))
+}
+
+/// A valid sidecar of the given schema version.
+pub fn sidecar(u: &mut Unstructured<'_>, v2: bool) -> arbitrary::Result<Json> {
+    let mut root = vec![
+        (
+            "schema_version".to_owned(),
+            Json::str(if v2 { V2 } else { V1 }),
+        ),
+        ("installed_at".to_owned(), Json::String(instant(u)?)),
+    ];
+    if v2 {
+        root.push(("package_id".to_owned(), Json::String(package_id(u)?)));
+        root.push(("installed_version".to_owned(), Json::String(calendar(u)?)));
+    }
+    maybe(u, &mut root, "installed_from", words)?;
+    maybe(u, &mut root, "trust_level_at_install", words)?;
+    maybe(u, &mut root, "signature_verified", |u| {
+        Ok(Json::Bool(u.arbitrary()?))
+    })?;
+    maybe(u, &mut root, "acknowledged_missing", |u| {
+        Ok(Json::Bool(u.arbitrary()?))
+    })?;
+    maybe(u, &mut root, "publisher", publisher)?;
+    let turn = u.int_in_range(0..=root.len().saturating_sub(1))?;
+    root.rotate_left(turn);
+    Ok(Json::Object(root))
+}
+
+/// The targeted mutations of the two Soulacy documents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mutation {
+    /// None: the valid document.
+    None,
+    /// Remove a required member.
+    DropRequired,
+    /// Add a member no object has (a warning).
+    UnknownKey,
+    /// Make one part of package_id one character too long.
+    LengthPlusOne,
+    /// Repeat a member.
+    DuplicateKey,
+    /// Give a string, array, object or boolean the wrong JSON type.
+    WrongType,
+    /// Break a value: schema version, calendar version, package id, instant, path, digest.
+    BadValue,
+    /// Pad to exactly the size limit (still valid) or one byte past it.
+    Size,
+    /// A raw control byte inside a string literal: not JSON any more.
+    RawControl,
+    /// Several untargeted edits; no prediction.
+    Scramble,
+}
+
+impl Mutation {
+    /// Every mutation.
+    pub const ALL: &'static [Mutation] = &[
+        Mutation::None,
+        Mutation::DropRequired,
+        Mutation::UnknownKey,
+        Mutation::LengthPlusOne,
+        Mutation::DuplicateKey,
+        Mutation::WrongType,
+        Mutation::BadValue,
+        Mutation::Size,
+        Mutation::RawControl,
+        Mutation::Scramble,
+    ];
+}
+
+/// Which document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Document {
+    /// A `*.soulacy-agent.json` package.
+    Package,
+    /// A `.soulacy-package.json` sidecar.
+    Sidecar,
+}
+
+impl Document {
+    fn format(self) -> &'static str {
+        match self {
+            Document::Package => "soulacy-package",
+            Document::Sidecar => "soulacy-sidecar",
+        }
+    }
+
+    fn max_bytes(self) -> usize {
+        match self {
+            Document::Package => MAX_PACKAGE_BYTES,
+            Document::Sidecar => MAX_SIDECAR_BYTES,
+        }
+    }
+}
+
+/// A document with a fuzz-chosen schema version and mutation.
+pub fn generate(u: &mut Unstructured<'_>, document: Document) -> arbitrary::Result<Generated> {
+    let v2 = u.ratio(4u8, 5)?;
+    let mutation = *u.choose(Mutation::ALL)?;
+    generate_with(u, document, v2, mutation)
+}
+
+fn rule(document: Document, tail: &str) -> String {
+    format!("{}.{tail}", document.format())
+}
+
+/// A document of the given schema version with the given mutation applied.
+pub fn generate_with(
+    u: &mut Unstructured<'_>,
+    document: Document,
+    v2: bool,
+    mutation: Mutation,
+) -> arbitrary::Result<Generated> {
+    // The mutation's choices come from the front of the input, apart from the bytes the
+    // document's content consumes, so they stay varied however long the document is.
+    let decisions = u.bytes(u.len().min(64))?;
+    let mut plan = Unstructured::new(decisions);
+    let mut tree = match document {
+        Document::Package => package(u, v2)?,
+        Document::Sidecar => sidecar(u, v2)?,
+    };
+    let u = &mut plan;
+    let mut expected = Vec::new();
+    if !v2 && document == Document::Package {
+        // No clock is given, so a v1 package is deprecated but not refused.
+        expected.push(Expected::pointer(
+            "soulacy-package.v1.deprecated",
+            "/schema_version",
+        ));
+    }
+    let at =
+        |rule_tail: &str, pointer: &str| Expected::pointer(&rule(document, rule_tail), pointer);
+    let mut summary = format!("{mutation:?} v{}", if v2 { 2 } else { 1 });
+    match mutation {
+        Mutation::None | Mutation::Size | Mutation::RawControl => {}
+        Mutation::DropRequired => {
+            let mut required: Vec<String> = match document {
+                Document::Package => vec![
+                    "/schema_version".into(),
+                    "/soul_yaml".into(),
+                    "/manifest".into(),
+                ],
+                Document::Sidecar => vec!["/schema_version".into(), "/installed_at".into()],
+            };
+            if v2 {
+                match document {
+                    Document::Package => required.extend(
+                        [
+                            "/manifest/agent_id",
+                            "/manifest/package_id",
+                            "/manifest/version",
+                        ]
+                        .map(String::from),
+                    ),
+                    Document::Sidecar => {
+                        required.extend(["/package_id", "/installed_version"].map(String::from))
+                    }
+                }
+            }
+            required.extend(
+                tree.pointers(&|node| match node {
+                    Json::Object(members) => members.iter().any(|(key, _)| key == "path"),
+                    _ => false,
+                })
+                .into_iter()
+                .flat_map(|file| {
+                    ["path", "sha256", "bytes"].map(|key| json_text::join(&file, key))
+                }),
+            );
+            required.extend(
+                tree.pointers(&|node| matches!(node, Json::Object(members) if members.first().is_some_and(|(key, _)| key == "id")))
+                    .into_iter()
+                    .map(|object| json_text::join(&object, "id")),
+            );
+            let pointer = u.choose(&required)?.clone();
+            if pointer == "/schema_version" {
+                // Without a schema version the v1 deprecation cannot be reported.
+                expected.clear();
+            }
+            tree.remove(&pointer);
+            expected.push(at("field.required", &pointer));
+            summary.push_str(&format!(" {pointer}"));
+        }
+        Mutation::UnknownKey => {
+            let objects = tree.pointers(&|node| matches!(node, Json::Object(_)));
+            let object = u.choose(&objects)?.clone();
+            let key = *u.choose(NEAR_MISS_KEYS)?;
+            tree.push_member(&object, key, Json::str("x"));
+            let pointer = json_text::join(&object, key);
+            expected.push(at("object.unknown-key", &pointer));
+            summary.push_str(&format!(" {pointer}"));
+        }
+        Mutation::LengthPlusOne => {
+            let pointer = match document {
+                Document::Package if v2 => "/manifest/package_id",
+                Document::Sidecar if v2 => "/package_id",
+                _ => return Err(arbitrary::Error::IncorrectFormat),
+            };
+            let publisher = u.arbitrary::<bool>()?;
+            let id = if publisher {
+                format!("{}/{}", slug(u, 33)?, slug(u, 5)?)
+            } else {
+                format!("{}/{}", slug(u, 5)?, slug(u, 64)?)
+            };
+            if let Some(node) = tree.at_mut(pointer) {
+                *node = Json::String(id);
+            }
+            let tail = if publisher {
+                "package-id.publisher"
+            } else {
+                "package-id.package"
+            };
+            expected.push(at(tail, pointer));
+            summary.push_str(&format!(" {tail}"));
+        }
+        Mutation::DuplicateKey => {
+            let members = tree.pointers(&|_| true);
+            let members: Vec<String> = members
+                .into_iter()
+                .filter(|pointer| {
+                    json_text::split_last(pointer).is_some_and(|(parent, _)| {
+                        matches!(tree.at(&parent), Some(Json::Object(_)))
+                    })
+                })
+                .collect();
+            let pointer = u.choose(&members)?.clone();
+            tree.duplicate(&pointer);
+            expected.push(at("json.duplicate-key", &pointer));
+            summary.push_str(&format!(" {pointer}"));
+        }
+        Mutation::WrongType => {
+            let typed = tree.pointers(&|node| {
+                matches!(
+                    node,
+                    Json::String(_) | Json::Array(_) | Json::Object(_) | Json::Bool(_)
+                )
+            });
+            let typed: Vec<String> = typed
+                .into_iter()
+                // The root has its own rule, and in v1 the version is not checked.
+                .filter(|pointer| !pointer.is_empty())
+                .collect();
+            let pointer = u.choose(&typed)?.clone();
+            let Some(current) = tree.at(&pointer).cloned() else {
+                return Err(arbitrary::Error::IncorrectFormat);
+            };
+            let replacement = super::other_type(u, &current)?;
+            if let Some(node) = tree.at_mut(&pointer) {
+                *node = replacement;
+            }
+            if pointer == "/schema_version" {
+                expected.clear();
+            }
+            expected.push(at("field.type", &pointer));
+            summary.push_str(&format!(" {pointer}"));
+        }
+        Mutation::BadValue => {
+            let (pointer, value, tail) = bad_value(u, &tree, document, v2)?;
+            if pointer == "/schema_version" {
+                expected.clear();
+            }
+            if let Some(node) = tree.at_mut(&pointer) {
+                *node = value;
+            }
+            expected.push(at(tail, &pointer));
+            summary.push_str(&format!(" {pointer} ({tail})"));
+        }
+        Mutation::Scramble => {
+            return super::scrambled(u, &mut tree);
+        }
+    }
+    let (mut bytes, respelled) = super::spell(u, &tree)?;
+    let max = document.max_bytes();
+    if bytes.len() > max {
+        return Ok(Generated {
+            bytes,
+            expected: Some(vec![Expected::document(&rule(document, "size.max"))]),
+            respelled: None,
+            summary,
+        });
+    }
+    match mutation {
+        Mutation::Size => {
+            let over = u.arbitrary::<bool>()?;
+            super::pad_json(&mut bytes, max + usize::from(over));
+            if over {
+                expected = vec![Expected::document(&rule(document, "size.max"))];
+            }
+            Ok(Generated {
+                bytes,
+                expected: Some(expected),
+                respelled: None,
+                summary,
+            })
+        }
+        Mutation::RawControl => {
+            let control = *u.choose(&[0u8, 1, 2, 7, 8, 0x0B, 0x0C, 0x1B, 0x1F])?;
+            let from = u.int_in_range(0..=bytes.len())?;
+            if !super::raw_control(&mut bytes, control, from) {
+                return Err(arbitrary::Error::IncorrectFormat);
+            }
+            Ok(Generated {
+                bytes,
+                expected: Some(vec![Expected {
+                    rule: rule(document, "json.syntax"),
+                    place: Place::Text,
+                }]),
+                respelled: None,
+                summary,
+            })
+        }
+        _ => Ok(Generated {
+            bytes,
+            expected: Some(expected),
+            respelled: Some(respelled),
+            summary,
+        }),
+    }
+}
+
+/// A value breaking one value rule, where to put it and the rule's tail.
+fn bad_value(
+    u: &mut Unstructured<'_>,
+    tree: &Json,
+    document: Document,
+    v2: bool,
+) -> arbitrary::Result<(String, Json, &'static str)> {
+    let bad_calendar = |u: &mut Unstructured<'_>| -> arbitrary::Result<(Json, &'static str)> {
+        Ok(if u.arbitrary()? {
+            (
+                Json::str(*u.choose(&[
+                    "2026.02.30",
+                    "2025.02.29",
+                    "2026.13.01",
+                    "2026.00.10",
+                    "2026.04.31",
+                ])?),
+                "date",
+            )
+        } else {
+            (
+                Json::str(*u.choose(&[
+                    "2026.7.14",
+                    "v2026.07.14",
+                    "2026.07.14-rc1",
+                    "2026.07.14.",
+                    " 2026.07.14",
+                    "２０２６.07.14",
+                    "26.07.14",
+                ])?),
+                "calendar",
+            )
+        })
+    };
+    let bad_id = |u: &mut Unstructured<'_>| -> arbitrary::Result<(Json, &'static str)> {
+        Ok(match u.int_in_range(0u8..=3)? {
+            0 => (
+                Json::str(*u.choose(&["noslash", "a/b/c", ""])?),
+                "package-id.shape",
+            ),
+            1 => (
+                Json::str(*u.choose(&["A1/pkg", "a/pkg", "ab_c/pkg", "é1/pkg"])?),
+                "package-id.publisher",
+            ),
+            _ => (
+                Json::str(*u.choose(&["ab/-pkg", "ab/", "ab/Pkg", "ab/p.kg"])?),
+                "package-id.package",
+            ),
+        })
+    };
+    let bad_instant = |u: &mut Unstructured<'_>| -> arbitrary::Result<Json> {
+        Ok(Json::str(*u.choose(&[
+            "2026-07-14 15:23:00Z",
+            "2026-07-14T15:23Z",
+            "2026-07-14",
+            "2026-02-30T00:00:00Z",
+            "2026-07-14T15:23:00",
+            "2026-07-14T25:00:00Z",
+        ])?))
+    };
+    let schema = (
+        "/schema_version".to_owned(),
+        Json::str(*u.choose(&[
+            "soulacy.agent.package/v3",
+            "soulacy.agent.package/V2",
+            "",
+            "soulacy.agent.package/v2 ",
+        ])?),
+        "schema-version.value",
+    );
+    let mut choices = vec![schema];
+    match document {
+        Document::Sidecar => {
+            choices.push((
+                "/installed_at".into(),
+                bad_instant(u)?,
+                "installed-at.rfc3339",
+            ));
+            if v2 {
+                let (value, tail) = bad_calendar(u)?;
+                let tail = if tail == "date" {
+                    "installed-version.date"
+                } else {
+                    "installed-version.calendar"
+                };
+                choices.push(("/installed_version".into(), value, tail));
+                let (value, tail) = bad_id(u)?;
+                choices.push(("/package_id".into(), value, tail));
+            }
+        }
+        Document::Package => {
+            choices.push((
+                "/soul_yaml".into(),
+                Json::str(*u.choose(&["", " ", "\n\t"])?),
+                "soul-yaml.content",
+            ));
+            if tree.at("/exported_at").is_some() {
+                choices.push(("/exported_at".into(), bad_instant(u)?, "timestamp.rfc3339"));
+            }
+            if v2 {
+                let (value, tail) = bad_calendar(u)?;
+                let tail = if tail == "date" {
+                    "version.date"
+                } else {
+                    "version.calendar"
+                };
+                choices.push(("/manifest/version".into(), value, tail));
+                let (value, tail) = bad_id(u)?;
+                choices.push(("/manifest/package_id".into(), value, tail));
+                choices.push((
+                    "/manifest/package_id".into(),
+                    Json::str("soulacy/official-agent"),
+                    "namespace.reserved",
+                ));
+                choices.push((
+                    "/manifest/agent_id".into(),
+                    Json::str(*u.choose(&["", " ", "\u{3000}"])?),
+                    "agent-id.content",
+                ));
+                for pointer in tree.pointers(&|node| {
+                    matches!(node, Json::Object(members) if members.first().is_some_and(|(key, _)| key == "id"))
+                }) {
+                    if pointer.starts_with("/manifest/requires/") {
+                        choices.push((json_text::join(&pointer, "id"), Json::str(" "), "requires.blank-id"));
+                    }
+                }
+            }
+            let files = tree.pointers(&|node| {
+                matches!(node, Json::Object(members) if members.first().is_some_and(|(key, _)| key == "path"))
+            });
+            for (index, file) in files.iter().enumerate() {
+                choices.push((
+                    json_text::join(file, "path"),
+                    Json::str(*u.choose(&["../up.md", "a/../../x", "..\\x"])?),
+                    "files.path-traversal",
+                ));
+                choices.push((
+                    json_text::join(file, "path"),
+                    Json::str(*u.choose(&["/etc/passwd", "\\x.md", "C:x.md", "c:/x"])?),
+                    "files.path-absolute",
+                ));
+                choices.push((
+                    json_text::join(file, "path"),
+                    Json::str(""),
+                    "files.path-empty",
+                ));
+                choices.push((
+                    json_text::join(file, "sha256"),
+                    Json::str(*u.choose(&[
+                        "ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789",
+                        "sha256:00",
+                        "0",
+                    ])?),
+                    "digest.format",
+                ));
+                // The later of two equal paths is the duplicate.
+                if let Some(Json::String(first)) = tree.at(&json_text::join(&files[0], "path")) {
+                    if index > 0 {
+                        choices.push((
+                            json_text::join(file, "path"),
+                            Json::String(first.clone()),
+                            "files.path-duplicate",
+                        ));
+                    }
+                }
+                if tree.at(&json_text::join(file, "text")).is_some() {
+                    choices.push((
+                        json_text::join(file, "sha256"),
+                        Json::String(format!("{:x}", Sha256::digest(b"something else"))),
+                        "files.digest-mismatch",
+                    ));
+                }
+            }
+        }
+    }
+    let choice = u.choose(&choices)?.clone();
+    Ok(choice)
+}

@@ -1,0 +1,584 @@
+//! soulcheck-fuzzing: the fuzz logic of soulcheck, kept in a library so that two drivers
+//! share it and it cannot rot:
+//!
+//! - the cargo-fuzz binaries in `fuzz/` (nightly, libFuzzer, sanitizers) call [`run`] on
+//!   every input of a campaign;
+//! - the stable test `tests/seeded.rs` calls the same [`run`] on every corpus input and a
+//!   bounded number of seeded pseudo-random inputs, so plain `cargo test` exercises every
+//!   target and every invariant.
+//!
+//! A [`Target`] is one entry point: the strict JSON reader, or one format's validator fed
+//! either raw bytes (seeded from the corpus) or a document built by a structure-aware
+//! generator ([`generate`]) from the fuzz input. [`run`] checks the invariants of
+//! [`invariants`] and [`reader`] and returns the first one broken.
+
+pub mod generate;
+pub mod invariants;
+pub mod json_text;
+pub mod reader;
+pub mod seeds;
+
+use std::alloc::System;
+
+use arbitrary::Unstructured;
+use soulcheck_reference::json;
+use soulcheck_reference::{Context, Format, Input, Report, Verdict};
+
+pub use invariants::{Expected, Place, Violation};
+pub use stats_alloc::{StatsAlloc, INSTRUMENTED_SYSTEM};
+
+use generate::Generated;
+
+/// Bytes a check may allocate, in total, per byte of input (see [`ALLOCATION_BASE`]).
+/// The reference keeps a node per value and a pointer per diagnostic, so a small
+/// constant factor is expected; super-linear behaviour (a quadratic copy, a line index
+/// rebuilt per diagnostic) blows through it.
+pub const ALLOCATION_PER_BYTE: usize = 512;
+
+/// Bytes a check may allocate whatever the input's size.
+pub const ALLOCATION_BASE: usize = 256 * 1024;
+
+/// What a skill package check may allocate on top of [`ALLOCATION_BASE`]: YAML aliases in
+/// a head may expand up to `skill-package.head.yaml-resources`' budget whatever the
+/// head's size, and a package holds up to four heads' worth of text.
+pub const YAML_ALIAS_ALLOWANCE: usize = 64 * 1024 * 1024;
+
+/// Bytes a check may allocate to refuse an input over its format's size limit: enough for
+/// the report and its message, far too little to hold a parse of the input.
+pub const OVERSIZE_ALLOCATION: usize = 16 * 1024;
+
+/// Reads the bytes allocated so far by the process, through `stats_alloc`'s counting
+/// allocator. It only counts when the binary installed [`INSTRUMENTED_SYSTEM`] as its
+/// global allocator:
+///
+/// ```ignore
+/// #[global_allocator]
+/// static ALLOCATOR: &soulcheck_fuzzing::StatsAlloc<std::alloc::System> =
+///     &soulcheck_fuzzing::INSTRUMENTED_SYSTEM;
+/// ```
+///
+/// The counter is process-wide, so measurements are only meaningful while one thread
+/// runs checks.
+#[derive(Debug, Clone, Copy)]
+pub struct Meter {
+    stats: &'static StatsAlloc<System>,
+}
+
+impl Meter {
+    /// The meter of [`INSTRUMENTED_SYSTEM`].
+    pub const fn installed() -> Meter {
+        Meter {
+            stats: &INSTRUMENTED_SYSTEM,
+        }
+    }
+
+    /// Bytes allocated since the process started (reallocation growth included).
+    pub fn allocated(&self) -> usize {
+        self.stats.stats().bytes_allocated
+    }
+}
+
+/// One fuzz target: an entry point of the reference and how the fuzz input reaches it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Target {
+    /// `soulcheck_reference::json::read` on raw bytes, checked against serde_json.
+    JsonReader,
+    /// The Soul Kit validator on raw bytes.
+    SoulKit,
+    /// The Soul Kit validator on generated near-valid kits.
+    SoulKitStructured,
+    /// The Soulacy package validator on raw bytes.
+    SoulacyPackage,
+    /// The Soulacy package validator on generated near-valid packages (v1 and v2).
+    SoulacyPackageStructured,
+    /// The Soulacy sidecar validator on raw bytes.
+    SoulacySidecar,
+    /// The Soulacy sidecar validator on generated near-valid sidecars.
+    SoulacySidecarStructured,
+    /// The SOUL.md validator on raw bytes.
+    SoulMd,
+    /// The SOUL.md validator on generated near-valid documents.
+    SoulMdStructured,
+    /// The skill package validator on raw bytes as a JSON envelope.
+    SkillPackage,
+    /// The skill package validator on generated near-valid envelopes.
+    SkillPackageStructured,
+    /// The skill package validator on raw bytes as a bare `SKILL.md` head.
+    SkillMdHead,
+    /// The bundle validator on a bundle whose `manifest.json` is the raw input (the other
+    /// files are the corpus's valid bundle), written into a temporary directory.
+    ComposeBundleManifest,
+    /// The bundle validator on generated bundle trees written into a temporary directory.
+    ComposeBundleTree,
+}
+
+impl Target {
+    /// Every target; `fuzz/Cargo.toml` has one binary for each.
+    pub const ALL: &'static [Target] = &[
+        Target::JsonReader,
+        Target::SoulKit,
+        Target::SoulKitStructured,
+        Target::SoulacyPackage,
+        Target::SoulacyPackageStructured,
+        Target::SoulacySidecar,
+        Target::SoulacySidecarStructured,
+        Target::SoulMd,
+        Target::SoulMdStructured,
+        Target::SkillPackage,
+        Target::SkillPackageStructured,
+        Target::SkillMdHead,
+        Target::ComposeBundleManifest,
+        Target::ComposeBundleTree,
+    ];
+
+    /// The cargo-fuzz target name (`cargo +nightly fuzz run <name>`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::JsonReader => "json_reader",
+            Target::SoulKit => "soul_kit",
+            Target::SoulKitStructured => "soul_kit_structured",
+            Target::SoulacyPackage => "soulacy_package",
+            Target::SoulacyPackageStructured => "soulacy_package_structured",
+            Target::SoulacySidecar => "soulacy_sidecar",
+            Target::SoulacySidecarStructured => "soulacy_sidecar_structured",
+            Target::SoulMd => "soul_md",
+            Target::SoulMdStructured => "soul_md_structured",
+            Target::SkillPackage => "skill_package",
+            Target::SkillPackageStructured => "skill_package_structured",
+            Target::SkillMdHead => "skill_md_head",
+            Target::ComposeBundleManifest => "compose_bundle_manifest",
+            Target::ComposeBundleTree => "compose_bundle_tree",
+        }
+    }
+
+    /// The target of a name.
+    pub fn from_name(name: &str) -> Option<Target> {
+        Target::ALL
+            .iter()
+            .copied()
+            .find(|target| target.name() == name)
+    }
+
+    /// The format whose validator the target drives (`None` for the bare JSON reader).
+    pub fn format(self) -> Option<Format> {
+        match self {
+            Target::JsonReader => None,
+            Target::SoulKit | Target::SoulKitStructured => Some(Format::SoulKit),
+            Target::SoulacyPackage | Target::SoulacyPackageStructured => {
+                Some(Format::SoulacyPackage)
+            }
+            Target::SoulacySidecar | Target::SoulacySidecarStructured => {
+                Some(Format::SoulacySidecar)
+            }
+            Target::SoulMd | Target::SoulMdStructured => Some(Format::SoulMd),
+            Target::SkillPackage | Target::SkillPackageStructured | Target::SkillMdHead => {
+                Some(Format::SkillPackage)
+            }
+            Target::ComposeBundleManifest | Target::ComposeBundleTree => {
+                Some(Format::ComposeBundle)
+            }
+        }
+    }
+
+    /// Whether the fuzz input is the document itself (so corpus inputs are seeds), rather
+    /// than the choices of a generator.
+    pub fn takes_documents(self) -> bool {
+        matches!(
+            self,
+            Target::JsonReader
+                | Target::SoulKit
+                | Target::SoulacyPackage
+                | Target::SoulacySidecar
+                | Target::SoulMd
+                | Target::SkillPackage
+                | Target::SkillMdHead
+                | Target::ComposeBundleManifest
+        )
+    }
+
+    /// Whether the input becomes a directory tree rather than one document.
+    pub fn is_tree(self) -> bool {
+        matches!(
+            self,
+            Target::ComposeBundleManifest | Target::ComposeBundleTree
+        )
+    }
+
+    /// Whether a corpus case input feeds this target: a document of its format and
+    /// operation `validate`, or for the manifest target, a bundle's `manifest.json`.
+    pub fn seeded_by(self, format: Format, input_name: &str) -> bool {
+        match self {
+            Target::JsonReader => is_json_format(format, input_name),
+            Target::SkillPackage => format == Format::SkillPackage && input_name.ends_with(".json"),
+            Target::SkillMdHead => {
+                format == Format::SkillPackage && input_name.ends_with("SKILL.md")
+            }
+            Target::ComposeBundleManifest => {
+                format == Format::ComposeBundle && input_name == "manifest.json"
+            }
+            target if target.takes_documents() => target.format() == Some(format),
+            _ => false,
+        }
+    }
+
+    /// The size limit past which the target's document is refused unread, and the rule.
+    pub fn size_limit(self) -> Option<(usize, &'static str)> {
+        match self {
+            Target::SoulKit | Target::SoulKitStructured => Some((
+                soulcheck_reference::soul_kit::MAX_BYTES,
+                "soul-kit.size.max",
+            )),
+            Target::SoulacyPackage | Target::SoulacyPackageStructured => Some((
+                soulcheck_reference::soulacy::MAX_PACKAGE_BYTES,
+                "soulacy-package.size.max",
+            )),
+            Target::SoulacySidecar | Target::SoulacySidecarStructured => Some((
+                soulcheck_reference::soulacy::MAX_SIDECAR_BYTES,
+                "soulacy-sidecar.size.max",
+            )),
+            Target::SkillPackage | Target::SkillPackageStructured => Some((
+                soulcheck_reference::skill_package::MAX_ENVELOPE_BYTES,
+                "skill-package.envelope.size",
+            )),
+            Target::SkillMdHead => Some((
+                soulcheck_reference::skill_package::MAX_FILE_BYTES,
+                "skill-package.limit.file-bytes",
+            )),
+            _ => None,
+        }
+    }
+
+    /// The file name the document is checked under.
+    pub fn file_name(self) -> &'static str {
+        match self.format() {
+            None => "input.json",
+            Some(Format::SoulKit) => "input.soulkit.json",
+            Some(Format::SoulacyPackage) => "input.soulacy-agent.json",
+            Some(Format::SoulacySidecar) => ".soulacy-package.json",
+            Some(Format::SoulMd) => "SOUL.md",
+            Some(Format::SkillPackage) if self == Target::SkillMdHead => "SKILL.md",
+            Some(Format::SkillPackage) => "package.json",
+            Some(Format::ComposeBundle) => "manifest.json",
+            Some(_) => "input",
+        }
+    }
+
+    /// Whether the target's documents are JSON (pointers resolve, serde_json round trips).
+    pub fn is_json(self) -> bool {
+        !matches!(
+            self,
+            Target::SoulMd | Target::SoulMdStructured | Target::SkillMdHead
+        )
+    }
+}
+
+/// What became of one input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// The input was checked and kept every invariant.
+    Checked,
+    /// The generator could not use the input; a fuzzer should not keep it.
+    Unusable,
+}
+
+/// The document a structured target builds from fuzz input, or the input itself for the
+/// others; `None` when the generator cannot use it. For a tree target this is the
+/// manifest; [`tree`] gives the whole tree.
+pub fn document(target: Target, data: &[u8]) -> Option<Generated> {
+    let mut u = Unstructured::new(data);
+    let generated = match target {
+        Target::SoulKitStructured => generate::soul_kit::generate(&mut u),
+        Target::SoulacyPackageStructured => {
+            generate::soulacy::generate(&mut u, generate::soulacy::Document::Package)
+        }
+        Target::SoulacySidecarStructured => {
+            generate::soulacy::generate(&mut u, generate::soulacy::Document::Sidecar)
+        }
+        Target::SoulMdStructured => generate::soul_md::generate(&mut u),
+        Target::SkillPackageStructured => generate::skill::generate(&mut u),
+        Target::ComposeBundleTree => {
+            generate::bundle::generate(&mut u).map(|(generated, _)| generated)
+        }
+        Target::JsonReader
+        | Target::SoulKit
+        | Target::SoulacyPackage
+        | Target::SoulacySidecar
+        | Target::SoulMd
+        | Target::SkillPackage
+        | Target::SkillMdHead
+        | Target::ComposeBundleManifest => Ok(Generated {
+            bytes: data.to_vec(),
+            expected: None,
+            respelled: None,
+            summary: "raw input".to_owned(),
+        }),
+    };
+    generated.ok()
+}
+
+/// The tree a tree target builds from fuzz input.
+pub fn tree(target: Target, data: &[u8]) -> Option<(Generated, Vec<generate::bundle::Entry>)> {
+    match target {
+        Target::ComposeBundleTree => generate::bundle::generate(&mut Unstructured::new(data)).ok(),
+        Target::ComposeBundleManifest => Some((
+            Generated {
+                bytes: data.to_vec(),
+                expected: None,
+                respelled: None,
+                summary: "raw manifest".to_owned(),
+            },
+            generate::bundle::with_manifest(data),
+        )),
+        _ => None,
+    }
+}
+
+/// Runs one input through a target and checks every invariant that applies.
+pub fn run(target: Target, data: &[u8], meter: Option<&Meter>) -> Result<Outcome, Violation> {
+    let Some(format) = target.format() else {
+        json_reader(data, meter)?;
+        return Ok(Outcome::Checked);
+    };
+    let with_summary = |summary: &str, violation: Violation| Violation {
+        invariant: violation.invariant,
+        detail: format!("{} [input: {summary}]", violation.detail),
+    };
+    if target.is_tree() {
+        let Some((generated, entries)) = tree(target, data) else {
+            return Ok(Outcome::Unusable);
+        };
+        check_tree(format, &generated, &entries, meter)
+            .map_err(|violation| with_summary(&generated.summary, violation))?;
+        return Ok(Outcome::Checked);
+    }
+    let Some(generated) = document(target, data) else {
+        return Ok(Outcome::Unusable);
+    };
+    check_document(target, format, &generated, meter)
+        .map_err(|violation| with_summary(&generated.summary, violation))?;
+    Ok(Outcome::Checked)
+}
+
+/// Whether a case input of `format` named `name` is a JSON document.
+pub fn is_json_format(format: Format, name: &str) -> bool {
+    match format {
+        Format::SoulKit | Format::SoulacyPackage | Format::SoulacySidecar => true,
+        Format::SkillPackage | Format::ComposeBundle => name.ends_with(".json"),
+        _ => false,
+    }
+}
+
+/// The reference's report on one document.
+pub fn check(format: Format, name: &str, bytes: &[u8]) -> Result<Report, Violation> {
+    soulcheck_reference::check(
+        format,
+        "validate",
+        Input::Document { name, bytes },
+        &Context::new(),
+    )
+    .map_err(|unsupported| Violation::new("supported", unsupported.reason))
+}
+
+/// Runs `body`, returning its result and the bytes it allocated (0 without a meter).
+fn measured<T>(meter: Option<&Meter>, body: impl FnOnce() -> T) -> (T, usize) {
+    let before = meter.map(Meter::allocated);
+    let result = body();
+    let allocated = meter.zip(before).map_or(0, |(meter, before)| {
+        meter.allocated().saturating_sub(before)
+    });
+    (result, allocated)
+}
+
+fn allocation_bound(target: Target, size: usize, allocated: usize) -> Result<(), Violation> {
+    let base = match target.format() {
+        Some(Format::SkillPackage) => ALLOCATION_BASE + YAML_ALIAS_ALLOWANCE,
+        _ => ALLOCATION_BASE,
+    };
+    let bound = ALLOCATION_PER_BYTE
+        .saturating_mul(size)
+        .saturating_add(base);
+    if allocated <= bound {
+        return Ok(());
+    }
+    Err(Violation::new(
+        "allocation",
+        format!(
+            "checking {size} bytes allocated {allocated} bytes, over the bound of {bound} ({ALLOCATION_PER_BYTE} per byte + {base})"
+        ),
+    ))
+}
+
+fn check_document(
+    target: Target,
+    format: Format,
+    generated: &Generated,
+    meter: Option<&Meter>,
+) -> Result<(), Violation> {
+    let bytes = generated.bytes.as_slice();
+    let name = target.file_name();
+    let (report, allocated) = measured(meter, || check(format, name, bytes));
+    let report = report?;
+    allocation_bound(target, bytes.len(), allocated)?;
+    invariants::determinism(&report, &check(format, name, bytes)?)?;
+    invariants::rules_of_format(format, &report)?;
+    let limit = target.size_limit().map(|(limit, _)| limit);
+    let oversized = limit.is_some_and(|limit| bytes.len() > limit);
+    if let (true, Some((_, rule))) = (oversized, target.size_limit()) {
+        invariants::oversized(rule, &report)?;
+        if allocated > OVERSIZE_ALLOCATION {
+            return Err(Violation::new(
+                "size-limit",
+                format!("refusing an oversized input allocated {allocated} bytes"),
+            ));
+        }
+    }
+    let parsed = if target.is_json() && !oversized {
+        invariants::parse_for_pointers(bytes)
+    } else {
+        None
+    };
+    invariants::locations(
+        bytes,
+        &report,
+        parsed.as_ref().map(|document| &document.root),
+        true,
+    )?;
+    // The command line renders every report; rendering must not fail either.
+    let rendered = report.render(bytes, name);
+    let _ = report.to_wire();
+    if rendered.is_empty() {
+        return Err(Violation::new("render", "the rendering is empty"));
+    }
+    if let Some(expected) = &generated.expected {
+        invariants::expectations(&report, expected)?;
+    }
+    let fits = |text: &[u8]| limit.is_none_or(|limit| text.len() <= limit);
+    if let Some(respelled) = &generated.respelled {
+        if fits(bytes) && fits(respelled) {
+            let other = check(format, name, respelled)?;
+            invariants::same_by_pointer("respelling", &report, &other, respelled)?;
+        }
+    }
+    if target.is_json() && report.verdict() == Verdict::Accept {
+        round_trip(format, name, bytes, &report, &fits)?;
+    }
+    Ok(())
+}
+
+/// An accepted document re-serialised by serde_json, compact and pretty, gets the same
+/// rules at the same pointers (so it is accepted again). Documents serde_json cannot
+/// read (numbers beyond its range) are skipped.
+fn round_trip(
+    format: Format,
+    name: &str,
+    bytes: &[u8],
+    report: &Report,
+    fits: &dyn Fn(&[u8]) -> bool,
+) -> Result<(), Violation> {
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) else {
+        return Ok(());
+    };
+    for text in [
+        serde_json::to_vec(&value),
+        serde_json::to_vec_pretty(&value),
+    ] {
+        let Ok(text) = text else { continue };
+        if !fits(&text) {
+            continue;
+        }
+        let again = check(format, name, &text)?;
+        invariants::same_by_pointer("round-trip", report, &again, &text)?;
+    }
+    Ok(())
+}
+
+/// A tree target's invariants: the tree is written into a fresh temporary directory and
+/// checked twice.
+fn check_tree(
+    format: Format,
+    generated: &Generated,
+    entries: &[generate::bundle::Entry],
+    meter: Option<&Meter>,
+) -> Result<(), Violation> {
+    let dir = tempfile::tempdir().map_err(|error| {
+        Violation::new("environment", format!("no temporary directory: {error}"))
+    })?;
+    generate::bundle::write(dir.path(), entries);
+    let size: usize = entries
+        .iter()
+        .map(|entry| match entry {
+            generate::bundle::Entry::File { bytes, .. } => bytes.len(),
+            _ => 0,
+        })
+        .sum();
+    let run = || {
+        soulcheck_reference::check(format, "validate", Input::Tree(dir.path()), &Context::new())
+            .map_err(|unsupported| Violation::new("supported", unsupported.reason))
+    };
+    let (report, allocated) = measured(meter, run);
+    let report = report?;
+    allocation_bound(Target::ComposeBundleTree, size, allocated)?;
+    invariants::determinism(&report, &run()?)?;
+    invariants::rules_of_format(format, &report)?;
+    // Diagnostics inside manifest.json are located in it: strip the tree prefix and check
+    // them against the manifest's bytes.
+    let manifest_report = Report {
+        format,
+        diagnostics: report
+            .diagnostics
+            .iter()
+            .filter_map(|diagnostic| {
+                let pointer = diagnostic.location.pointer.as_deref()?;
+                let rest = pointer.strip_prefix("/manifest.json")?;
+                if !(rest.is_empty() || rest.starts_with('/')) {
+                    return None;
+                }
+                // The manifest as a whole (missing, too large) has no place inside it.
+                if rest.is_empty() && diagnostic.location.position.is_none() {
+                    return None;
+                }
+                let mut inner = diagnostic.clone();
+                inner.location.pointer = (!rest.is_empty()).then(|| rest.to_owned());
+                Some(inner)
+            })
+            .collect(),
+        value: None,
+    };
+    let parsed = invariants::parse_for_pointers(&generated.bytes);
+    invariants::locations(
+        &generated.bytes,
+        &manifest_report,
+        parsed.as_ref().map(|document| &document.root),
+        false,
+    )?;
+    let _ = report.render(&[], "bundle");
+    if let Some(expected) = &generated.expected {
+        invariants::expectations(&report, expected)?;
+    }
+    Ok(())
+}
+
+/// The strict JSON reader's invariants.
+fn json_reader(data: &[u8], meter: Option<&Meter>) -> Result<(), Violation> {
+    let (read, allocated) = measured(meter, || json::read(data, reader::LIMITS));
+    allocation_bound(Target::JsonReader, data.len(), allocated)?;
+    if read != json::read(data, reader::LIMITS) {
+        return Err(Violation::new(
+            "determinism",
+            "two reads of the same input differ",
+        ));
+    }
+    match &read {
+        Ok(document) => reader::well_formed(data, document)?,
+        Err(error) => {
+            if error.offset().is_some_and(|offset| offset > data.len()) {
+                return Err(Violation::new(
+                    "location",
+                    format!("error offset past the end: {error:?}"),
+                ));
+            }
+        }
+    }
+    reader::agrees_with_serde(data, &read)?;
+    reader::refuses_oversized(data, meter)
+}

@@ -1,0 +1,145 @@
+//! The rule catalogue: every rule of every format, loaded from `cases/<format>/rules.toml`.
+//!
+//! The catalogue is the single place a rule ID is defined. The reference implementation
+//! generates its rule constants from the same files, and the corpus self-check refuses a
+//! case that names a rule missing from here.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Serialize;
+use soulcheck_vocabulary::catalogue::{RuleEntry, RulesFile};
+use soulcheck_vocabulary::{Format, Level, Severity};
+
+use crate::store::Store;
+use crate::LoadError;
+
+/// One rule of one format.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Rule {
+    /// Stable ID, `<format>.<area>.<name>`; never reused for another meaning.
+    pub id: String,
+    /// The format the rule belongs to.
+    pub format: Format,
+    /// Requirement level.
+    pub level: Level,
+    /// Severity of the diagnostics the rule produces by default.
+    pub severity: Severity,
+    /// Spec file and passage the rule comes from, e.g. `soul-kit-v1.md § Field table`.
+    pub source: String,
+    /// The requirement, in the project's own words.
+    pub requirement: String,
+    /// Where the spec is silent or ambiguous: the reading taken and why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision: Option<String>,
+}
+
+/// Every rule of every loaded format, by ID.
+#[derive(Debug, Clone, Default)]
+pub struct Catalogue {
+    rules: BTreeMap<String, Rule>,
+}
+
+impl Catalogue {
+    /// Loads `rules.toml` from every format directory under a `cases/` directory on disk
+    /// that has one.
+    pub fn load(corpus_root: &Path) -> Result<Catalogue, LoadError> {
+        Catalogue::open(&Store::Disk(corpus_root.to_owned()))
+    }
+
+    /// Loads `rules.toml` from every format directory of a store that has one.
+    pub fn open(store: &Store) -> Result<Catalogue, LoadError> {
+        let mut catalogue = Catalogue::default();
+        for format in Format::ALL {
+            let relative = Path::new(format.name()).join("rules.toml");
+            if store.kind(&relative).is_none() {
+                continue;
+            }
+            let path = store.display(&relative);
+            let text = store.read_to_string(&relative)?;
+            let file = RulesFile::parse(&text)
+                .map_err(|error| LoadError::invalid(&path, error.to_string()))?;
+            if file.format != format {
+                return Err(LoadError::invalid(
+                    &path,
+                    format!(
+                        "declares format `{}` but lives in the `{format}` directory",
+                        file.format
+                    ),
+                ));
+            }
+            for entry in file.rules {
+                catalogue.insert(&path, format, &file.spec, entry)?;
+            }
+        }
+        Ok(catalogue)
+    }
+
+    fn insert(
+        &mut self,
+        path: &Path,
+        format: Format,
+        spec: &str,
+        entry: RuleEntry,
+    ) -> Result<(), LoadError> {
+        let prefix = format!("{}.", format.name());
+        let well_formed = entry.id.starts_with(&prefix)
+            && entry.id[prefix.len()..].split('.').all(|part| {
+                !part.is_empty()
+                    && part
+                        .bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            });
+        if !well_formed {
+            return Err(LoadError::invalid(
+                path,
+                format!("rule ID `{}` must be `{prefix}` followed by dot-separated lowercase kebab-case parts", entry.id),
+            ));
+        }
+        if entry.requirement.trim().is_empty() || entry.section.trim().is_empty() {
+            return Err(LoadError::invalid(
+                path,
+                format!("rule `{}` needs a section and a requirement", entry.id),
+            ));
+        }
+        if self.rules.contains_key(&entry.id) {
+            return Err(LoadError::invalid(
+                path,
+                format!("rule `{}` is defined twice", entry.id),
+            ));
+        }
+        let rule = Rule {
+            id: entry.id.clone(),
+            format,
+            level: entry.level,
+            severity: entry.severity,
+            source: format!("{spec} § {}", entry.section),
+            requirement: entry.requirement,
+            decision: entry.decision,
+        };
+        self.rules.insert(entry.id, rule);
+        Ok(())
+    }
+
+    /// The rule with this ID, if catalogued.
+    pub fn get(&self, id: &str) -> Option<&Rule> {
+        self.rules.get(id)
+    }
+
+    /// Every rule, ordered by ID.
+    pub fn rules(&self) -> impl Iterator<Item = &Rule> {
+        self.rules.values()
+    }
+
+    /// The rules of one format, ordered by ID.
+    pub fn rules_of(&self, format: Format) -> impl Iterator<Item = &Rule> {
+        self.rules
+            .values()
+            .filter(move |rule| rule.format == format)
+    }
+
+    /// Whether any rule of this format is catalogued.
+    pub fn has_format(&self, format: Format) -> bool {
+        self.rules_of(format).next().is_some()
+    }
+}

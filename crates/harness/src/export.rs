@@ -1,0 +1,95 @@
+//! `soulcheck cases export DIR`: writes the corpus as plain files plus JSON metadata, so an
+//! implementer in any language can use it without this tool. Recipes are expanded.
+//!
+//! Tree inputs are materialised in place: symlinks are written as symlinks (never
+//! followed), FIFOs as FIFOs, outside entries beside the root. `case.json` also carries
+//! the tree description (`tree`), so a consumer on a system that cannot hold such
+//! entries still knows what the tree was meant to contain. Exporting a case with a FIFO
+//! fails where FIFOs cannot be made (see [`crate::tree`]).
+
+use std::path::Path;
+
+use serde_json::json;
+
+use crate::catalogue::Catalogue;
+use crate::corpus::{Corpus, InputSource};
+use crate::tree;
+use crate::LoadError;
+
+/// Writes every case to `dir/<format>/<case-id>/` (the input under its own name plus
+/// `case.json`), each format's rules to `dir/<format>/rules.json`, and an index of all
+/// cases to `dir/index.json`. `dir` must not exist yet or be empty, so an export never
+/// overwrites anything, least of all the corpus itself.
+pub fn export(corpus: &Corpus, catalogue: &Catalogue, dir: &Path) -> Result<usize, LoadError> {
+    if dir.exists() {
+        let mut entries = std::fs::read_dir(dir).map_err(|source| LoadError::io(dir, source))?;
+        if entries.next().is_some() {
+            return Err(LoadError::invalid(
+                dir,
+                "export directory must be empty or not exist",
+            ));
+        }
+    }
+    let mut index = Vec::new();
+    for case in &corpus.cases {
+        let case_dir = dir.join(case.format.name()).join(&case.id);
+        std::fs::create_dir_all(&case_dir).map_err(|source| LoadError::io(&case_dir, source))?;
+        match case.tree() {
+            None => {
+                let target = case_dir.join(case.input_name());
+                std::fs::write(&target, case.input_bytes()?)
+                    .map_err(|source| LoadError::io(&target, source))?;
+            }
+            Some(spec) => {
+                tree::materialise(&case.dir, &spec, &case_dir)?;
+            }
+        }
+        let mut metadata = json!({
+            "id": case.id,
+            "format": case.format,
+            "operation": case.operation,
+            "description": case.description,
+            "rules": case.rules,
+            "input": case.input_name(),
+            "verdict": case.verdict,
+            "diagnostics": case.diagnostics,
+            "verdict_only": case.verdict_only,
+            "value": case.value,
+            "context": case.context,
+            "deviations": case.deviations,
+        });
+        if let InputSource::Tree(spec) = &case.input {
+            metadata["tree"] = serde_json::to_value(spec).unwrap_or_default();
+        }
+        let target = case_dir.join("case.json");
+        write_json(&target, &metadata)?;
+        index.push(json!({
+            "id": case.id,
+            "format": case.format,
+            "path": format!("{}/{}", case.format.name(), case.id),
+            "verdict": case.verdict.name(),
+        }));
+    }
+    for format in soulcheck_vocabulary::Format::ALL {
+        let rules: Vec<_> = catalogue.rules_of(format).collect();
+        if rules.is_empty() {
+            continue;
+        }
+        let target = dir.join(format.name()).join("rules.json");
+        std::fs::create_dir_all(dir.join(format.name()))
+            .map_err(|source| LoadError::io(dir, source))?;
+        write_json(&target, &serde_json::to_value(rules).unwrap_or_default())?;
+    }
+    let count = index.len();
+    write_json(
+        &dir.join("index.json"),
+        &json!({ "corpus_hash": corpus.content_hash()?, "cases": index }),
+    )?;
+    Ok(count)
+}
+
+fn write_json(path: &Path, value: &serde_json::Value) -> Result<(), LoadError> {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    std::fs::write(path, text).map_err(|source| LoadError::io(path, source))
+}

@@ -1,0 +1,340 @@
+//! Validators behind a process boundary, in per-case mode: one process per case, the input
+//! in a fresh temporary directory (or on stdin), the verdict from the exit code, and
+//! diagnostics from `soulcheck check --json`-shaped stdout or from a mapping file. See
+//! `harness/PROTOCOL.md` for the contract.
+
+use soulcheck_vocabulary::{Location, Severity, Verdict};
+use std::path::Path;
+use std::process::Command;
+
+use regex::Regex;
+use serde::Deserialize;
+use soulcheck_vocabulary::wire::Report;
+
+use crate::process::{self, Exit, Limits};
+use crate::validator::{
+    Diagnostic, Implementation, Input, Observation, Outcome, Request, Validator,
+};
+use crate::LoadError;
+
+/// A validator command run once per case.
+#[derive(Debug)]
+pub struct CommandValidator {
+    template: Vec<String>,
+    limits: Limits,
+    mapping: Option<Mapping>,
+    implementation: Implementation,
+}
+
+impl CommandValidator {
+    /// Parses a command template such as `my-validator --json {path}`. Placeholders:
+    /// `{path}` (the input's path in a fresh temporary directory; without it the input
+    /// goes to stdin), `{name}` (its file name), `{format}`, `{operation}` and
+    /// `{context}` (the case context as compact JSON).
+    pub fn new(
+        template: &str,
+        limits: Limits,
+        mapping: Option<Mapping>,
+    ) -> Result<CommandValidator, String> {
+        let words = shlex::split(template)
+            .ok_or_else(|| format!("cannot split the command {template:?}"))?;
+        let Some(program) = words.first() else {
+            return Err("the validator command is empty".to_owned());
+        };
+        let name = Path::new(program).file_name().map_or_else(
+            || program.clone(),
+            |name| name.to_string_lossy().into_owned(),
+        );
+        Ok(CommandValidator {
+            implementation: Implementation {
+                name,
+                ..Implementation::default()
+            },
+            template: words,
+            limits,
+            mapping,
+        })
+    }
+
+    fn argv(&self, request: &Request<'_>, path: &Path, name: &str) -> Vec<String> {
+        let context = serde_json::Value::Object(request.context.clone()).to_string();
+        self.template
+            .iter()
+            .map(|word| {
+                word.replace("{path}", &path.to_string_lossy())
+                    .replace("{name}", name)
+                    .replace("{format}", request.format.name())
+                    .replace("{operation}", request.operation)
+                    .replace("{context}", &context)
+            })
+            .collect()
+    }
+
+    fn uses_path(&self) -> bool {
+        self.template.iter().any(|word| word.contains("{path}"))
+    }
+}
+
+impl Validator for CommandValidator {
+    fn implementation(&self) -> Implementation {
+        self.implementation.clone()
+    }
+
+    fn run(&self, request: &Request<'_>) -> Outcome {
+        // Every case gets a fresh private directory: a validator that deletes or rewrites
+        // its input harms only this copy.
+        let scratch = match tempfile::tempdir() {
+            Ok(scratch) => scratch,
+            Err(error) => return crashed(format!("cannot create a temporary directory: {error}")),
+        };
+        let (path, name, stdin) = match request.input {
+            Input::Document { file_name, bytes } => {
+                let path = scratch.path().join(file_name);
+                if let Err(error) = std::fs::write(&path, bytes) {
+                    return crashed(format!("cannot write the input copy: {error}"));
+                }
+                let stdin = (!self.uses_path()).then(|| bytes.clone());
+                (path, file_name.clone(), stdin)
+            }
+            Input::Tree { root } => {
+                if !self.uses_path() {
+                    return Outcome::Skipped {
+                        reason: "tree inputs need `{path}` in the validator command".to_owned(),
+                    };
+                }
+                // The runner materialised this tree for this request alone, with any
+                // decoys beside it, so it is handed over as it is.
+                let name = root
+                    .file_name()
+                    .map_or("tree".into(), |name| name.to_string_lossy().into_owned());
+                (root.clone(), name, None)
+            }
+        };
+        let argv = self.argv(request, &path, &name);
+        let mut command = Command::new(&argv[0]);
+        command.args(&argv[1..]).current_dir(scratch.path());
+        let finished = match process::run(&mut command, stdin, self.limits) {
+            Ok(finished) => finished,
+            Err(error) => return crashed(format!("cannot start {:?}: {error}", argv[0])),
+        };
+        let verdict = match finished.exit {
+            Exit::TimedOut => return Outcome::TimedOut,
+            Exit::Signal(signal) => {
+                return crashed(format!(
+                    "killed by signal {signal}{}",
+                    excerpt(&finished.stderr)
+                ))
+            }
+            Exit::Code(code) => match self.verdict_of(code) {
+                Some(verdict) => verdict,
+                None => return crashed(format!("exit code {code}{}", excerpt(&finished.stderr))),
+            },
+        };
+        interpret(
+            verdict,
+            &finished.stdout,
+            &finished.stderr,
+            self.mapping.as_ref(),
+            request,
+        )
+    }
+}
+
+impl CommandValidator {
+    fn verdict_of(&self, code: i32) -> Option<Verdict> {
+        match &self.mapping {
+            Some(mapping) if mapping.exit.accept.contains(&code) => Some(Verdict::Accept),
+            Some(mapping) if mapping.exit.reject.contains(&code) => Some(Verdict::Reject),
+            Some(_) => None,
+            None => match code {
+                0 => Some(Verdict::Accept),
+                1 => Some(Verdict::Reject),
+                _ => None,
+            },
+        }
+    }
+}
+
+fn crashed(message: String) -> Outcome {
+    Outcome::Crashed { message }
+}
+
+/// The first line of stderr, for crash messages.
+pub(crate) fn excerpt(stderr: &[u8]) -> String {
+    let text = String::from_utf8_lossy(stderr);
+    match text.lines().find(|line| !line.trim().is_empty()) {
+        Some(line) => format!(": {}", line.chars().take(200).collect::<String>()),
+        None => String::new(),
+    }
+}
+
+/// Reads a validator's diagnostics: `check --json`-shaped stdout first, then the mapping.
+fn interpret(
+    verdict: Verdict,
+    stdout: &[u8],
+    stderr: &[u8],
+    mapping: Option<&Mapping>,
+    request: &Request<'_>,
+) -> Outcome {
+    let text = String::from_utf8_lossy(stdout);
+    let trimmed = text.trim();
+    if trimmed.starts_with('{') {
+        if let Ok(serde_json::Value::Object(object)) =
+            serde_json::from_str::<serde_json::Value>(trimmed)
+        {
+            if object.contains_key("verdict") {
+                return match parse_result(&object) {
+                    Ok(observation) if observation.verdict != verdict => Outcome::ProtocolError {
+                        message: format!(
+                            "stdout says {} but the exit code says {verdict}",
+                            observation.verdict
+                        ),
+                    },
+                    Ok(observation) => Outcome::Observed(observation),
+                    Err(message) => Outcome::ProtocolError { message },
+                };
+            }
+        }
+    }
+    let diagnostics = mapping.map(|mapping| {
+        let mut all = text.into_owned();
+        all.push('\n');
+        all.push_str(&String::from_utf8_lossy(stderr));
+        mapping.diagnostics(&all, request.format.name())
+    });
+    Outcome::Observed(Observation {
+        verdict,
+        diagnostics,
+        value: None,
+    })
+}
+
+/// Parses a result object (`{"verdict", "diagnostics", "value"}`), shared by per-case
+/// stdout and persistent-mode replies.
+pub(crate) fn parse_result(
+    object: &serde_json::Map<String, serde_json::Value>,
+) -> Result<Observation, String> {
+    let report: Report = serde_json::from_value(serde_json::Value::Object(object.clone()))
+        .map_err(|error| format!("unreadable result: {error}"))?;
+    Ok(Observation {
+        verdict: report.verdict,
+        diagnostics: report.diagnostics,
+        value: report.value,
+    })
+}
+
+/// Teaches the harness to read an unmodified tool: which exit codes mean accept and
+/// reject, and regular expressions over its output that map to catalogued rules.
+#[derive(Debug)]
+pub struct Mapping {
+    exit: ExitCodes,
+    patterns: Vec<Pattern>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExitCodes {
+    #[serde(default = "accept_codes")]
+    accept: Vec<i32>,
+    #[serde(default = "reject_codes")]
+    reject: Vec<i32>,
+}
+
+fn accept_codes() -> Vec<i32> {
+    vec![0]
+}
+
+fn reject_codes() -> Vec<i32> {
+    vec![1]
+}
+
+#[derive(Debug)]
+struct Pattern {
+    regex: Regex,
+    rule: String,
+    severity: Severity,
+    formats: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MappingFile {
+    #[serde(default)]
+    exit: Option<ExitCodes>,
+    #[serde(default, rename = "diagnostic")]
+    diagnostics: Vec<PatternEntry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PatternEntry {
+    pattern: String,
+    rule: String,
+    #[serde(default = "error_severity")]
+    severity: Severity,
+    #[serde(default)]
+    formats: Vec<String>,
+}
+
+fn error_severity() -> Severity {
+    Severity::Error
+}
+
+impl Mapping {
+    /// Loads a mapping file (TOML; see `harness/PROTOCOL.md`).
+    pub fn load(path: &Path) -> Result<Mapping, LoadError> {
+        let text = std::fs::read_to_string(path).map_err(|source| LoadError::io(path, source))?;
+        let file: MappingFile =
+            toml::from_str(&text).map_err(|error| LoadError::invalid(path, error.to_string()))?;
+        let mut patterns = Vec::new();
+        for entry in file.diagnostics {
+            let regex = Regex::new(&entry.pattern).map_err(|error| {
+                LoadError::invalid(path, format!("pattern {:?}: {error}", entry.pattern))
+            })?;
+            patterns.push(Pattern {
+                regex,
+                rule: entry.rule,
+                severity: entry.severity,
+                formats: entry.formats,
+            });
+        }
+        Ok(Mapping {
+            exit: file.exit.unwrap_or(ExitCodes {
+                accept: accept_codes(),
+                reject: reject_codes(),
+            }),
+            patterns,
+        })
+    }
+
+    /// The diagnostics the patterns find in a tool's output. Named groups `pointer`,
+    /// `line` and `column` give a location; without them the diagnostic matches its rule
+    /// anywhere.
+    fn diagnostics(&self, output: &str, format: &str) -> Vec<Diagnostic> {
+        let mut found = Vec::new();
+        for pattern in &self.patterns {
+            if !pattern.formats.is_empty() && !pattern.formats.iter().any(|f| f == format) {
+                continue;
+            }
+            for captures in pattern.regex.captures_iter(output) {
+                let group = |name: &str| captures.name(name).map(|m| m.as_str().to_owned());
+                let number = |name: &str| group(name).and_then(|text| text.parse().ok());
+                let location = Location {
+                    pointer: group("pointer"),
+                    line: number("line"),
+                    column: number("column"),
+                };
+                let located = location != Location::default();
+                found.push(Diagnostic {
+                    rule: pattern.rule.clone(),
+                    severity: pattern.severity,
+                    location: located.then_some(location),
+                    message: captures
+                        .get(0)
+                        .map_or_else(String::new, |m| m.as_str().to_owned()),
+                });
+            }
+        }
+        found
+    }
+}

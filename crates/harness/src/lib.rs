@@ -1,0 +1,67 @@
+//! soulcheck-harness: the conformance machinery, independent of any implementation.
+//!
+//! It loads the corpus ([`corpus`]) and the rule catalogue ([`catalogue`]), checks that the
+//! corpus is well formed ([`selfcheck`]), runs cases against any [`Validator`] and judges
+//! the outcomes ([`runner`]), summarises results ([`report`]) and writes the corpus out as
+//! plain files for implementers who do not use this tool ([`export`]). Directory-tree
+//! inputs, including entries git cannot carry, are described and materialised by
+//! [`tree`]. The reference
+//! implementation is just one validator; this crate does not know it.
+
+pub mod catalogue;
+pub mod corpus;
+pub mod expectations;
+pub mod export;
+pub mod external;
+pub mod libtest;
+pub mod persistent;
+pub mod process;
+pub mod report;
+pub mod runner;
+pub mod selfcheck;
+pub mod store;
+pub mod tree;
+pub mod validator;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+pub use catalogue::{Catalogue, Rule};
+pub use corpus::{Case, Corpus, ExpectedDiagnostic, ExpectedVerdict, InputSource};
+pub use runner::{CaseResult, Judgement, PreparedInput, Strictness};
+pub use soulcheck_vocabulary::wire::{Diagnostic, Implementation};
+pub use soulcheck_vocabulary::{Context, Format, Level, Location, Severity, Verdict};
+pub use validator::{Input, Observation, Outcome, Request, Validator};
+
+/// Failure to load or materialise part of the corpus.
+#[derive(Debug)]
+pub struct LoadError {
+    /// The file or directory concerned.
+    pub path: PathBuf,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+impl LoadError {
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> LoadError {
+        LoadError {
+            path: path.to_owned(),
+            message: source.to_string(),
+        }
+    }
+
+    pub(crate) fn invalid(path: &Path, message: impl Into<String>) -> LoadError {
+        LoadError {
+            path: path.to_owned(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.message)
+    }
+}
+
+impl std::error::Error for LoadError {}

@@ -1,0 +1,202 @@
+//! The JSON Lines record of a run: a header (who ran what against which corpus, with which
+//! settings, when), one record per case as it finishes, and a footer written only when
+//! the run completes, so an interrupted run never looks complete.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::Path;
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use crate::corpus::{Case, ExpectedDiagnostic, ExpectedVerdict};
+use crate::report::Tally;
+use crate::runner::CaseResult;
+use crate::validator::{Implementation, Observation};
+use crate::LoadError;
+use soulcheck_vocabulary::Format;
+
+/// First line: the run's identity.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    /// Version of the soulcheck harness that ran.
+    pub soulcheck_version: String,
+    /// Content hash of the corpus (`Corpus::content_hash`).
+    pub corpus_hash: String,
+    /// Number of cases selected for the run.
+    pub cases: usize,
+    /// How the validator was reached: `in-process`, `per-case` or `persistent`.
+    pub mode: String,
+    /// The validator command, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// Who the validator says it is.
+    pub implementation: Implementation,
+    /// Settings: strictness, timeout, jobs, filters.
+    pub settings: serde_json::Value,
+    /// RFC 3339 start time.
+    pub started_at: String,
+}
+
+/// One line per case.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// `<format>/<case-id>`.
+    pub name: String,
+    /// Case ID.
+    pub id: String,
+    /// Format.
+    pub format: Format,
+    /// Rules the case exercises.
+    pub rules: Vec<String>,
+    /// Expected verdict, e.g. `reject` or `implementation-defined`.
+    pub expected_verdict: String,
+    /// Expected diagnostics.
+    pub expected_diagnostics: Vec<ExpectedDiagnostic>,
+    /// What the validator said, when it said anything judgeable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actual: Option<serde_json::Value>,
+    /// The judgement's name (`pass`, `wrong-verdict`, `crash`, ...).
+    pub result: String,
+    /// The judgement explained (expected vs actual, the crash message with a stderr
+    /// excerpt, ...); empty for a pass.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub explanation: String,
+    /// Milliseconds spent in the validator.
+    pub duration_ms: u64,
+}
+
+/// Last line, present only when the run completed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Footer {
+    /// Always true: the run completed.
+    pub complete: bool,
+    /// RFC 3339 end time.
+    pub finished_at: String,
+    /// Totals.
+    pub summary: Tally,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+enum Line {
+    Header(Box<Header>),
+    Case(Box<Record>),
+    Footer(Footer),
+}
+
+impl Record {
+    /// The record of one finished case.
+    pub fn new(case: &Case, result: &CaseResult) -> Record {
+        let verdict = match &case.verdict {
+            ExpectedVerdict::ImplementationDefined { .. } => case.verdict.to_string(),
+            other => other.name().to_owned(),
+        };
+        Record {
+            name: result.name.clone(),
+            id: case.id.clone(),
+            format: case.format,
+            rules: case.rules.clone(),
+            expected_verdict: verdict,
+            expected_diagnostics: case.diagnostics.clone(),
+            actual: result.actual.as_ref().map(observation_json),
+            result: result.judgement.name().to_owned(),
+            explanation: result.judgement.explain(),
+            duration_ms: result.duration.as_millis() as u64,
+        }
+    }
+}
+
+fn observation_json(observation: &Observation) -> serde_json::Value {
+    serde_json::to_value(observation).unwrap_or_default()
+}
+
+/// Writes a report as the run goes; safe to share between worker threads.
+pub struct Writer {
+    out: Mutex<BufWriter<File>>,
+}
+
+impl Writer {
+    /// Creates the file and writes the header.
+    pub fn create(path: &Path, header: &Header) -> Result<Writer, LoadError> {
+        let file = File::create(path).map_err(|source| LoadError::io(path, source))?;
+        let writer = Writer {
+            out: Mutex::new(BufWriter::new(file)),
+        };
+        writer.line(&Line::Header(Box::new(header.clone())));
+        Ok(writer)
+    }
+
+    fn line(&self, line: &Line) {
+        let mut out = self
+            .out
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Ok(text) = serde_json::to_string(line) {
+            let _ = writeln!(out, "{text}");
+            // Flushed per line so whatever finished is on disk if the run is killed.
+            let _ = out.flush();
+        }
+    }
+
+    /// Appends one case record.
+    pub fn record(&self, record: Record) {
+        self.line(&Line::Case(Box::new(record)));
+    }
+
+    /// Appends the footer: the run is complete.
+    pub fn finish(&self, footer: Footer) {
+        self.line(&Line::Footer(footer));
+    }
+}
+
+/// A report read back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Log {
+    /// The header.
+    pub header: Header,
+    /// The case records, in file order.
+    pub records: Vec<Record>,
+    /// The footer, absent when the run was interrupted.
+    pub footer: Option<Footer>,
+}
+
+impl Log {
+    /// Reads a report.
+    pub fn read(path: &Path) -> Result<Log, LoadError> {
+        let file = File::open(path).map_err(|source| LoadError::io(path, source))?;
+        let mut header = None;
+        let mut records = Vec::new();
+        let mut footer = None;
+        for (number, line) in BufReader::new(file).lines().enumerate() {
+            let line = line.map_err(|source| LoadError::io(path, source))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let parsed: Line = serde_json::from_str(&line).map_err(|error| {
+                LoadError::invalid(path, format!("line {}: {error}", number + 1))
+            })?;
+            match parsed {
+                Line::Header(found) => header = Some(*found),
+                Line::Case(record) => records.push(*record),
+                Line::Footer(found) => footer = Some(found),
+            }
+        }
+        let header = header.ok_or_else(|| LoadError::invalid(path, "no header line"))?;
+        Ok(Log {
+            header,
+            records,
+            footer,
+        })
+    }
+
+    /// Whether the run completed.
+    pub fn is_complete(&self) -> bool {
+        self.footer.as_ref().is_some_and(|footer| footer.complete)
+    }
+}
+
+/// The current time as RFC 3339 (UTC, seconds).
+pub fn now() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}

@@ -1,0 +1,92 @@
+//! JUnit XML, one test case per corpus case grouped in one suite per format, for CI
+//! systems that display test results.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use quick_xml::escape::escape;
+
+use crate::corpus::Case;
+use crate::runner::{CaseResult, Judgement};
+use soulcheck_vocabulary::Format;
+
+/// Renders the results as a JUnit XML document.
+pub fn render(cases: &[&Case], results: &[CaseResult]) -> String {
+    let mut suites: BTreeMap<Format, Vec<&CaseResult>> = BTreeMap::new();
+    for result in results {
+        suites
+            .entry(cases[result.index].format)
+            .or_default()
+            .push(result);
+    }
+    let count = |list: &[&CaseResult], test: fn(&Judgement) -> bool| {
+        list.iter().filter(|r| test(&r.judgement)).count()
+    };
+    let failed = |judgement: &Judgement| judgement.is_failure();
+    let skipped = |judgement: &Judgement| {
+        matches!(
+            judgement,
+            Judgement::Skipped { .. } | Judgement::ExpectedFailure { .. }
+        )
+    };
+    let all: Vec<&CaseResult> = results.iter().collect();
+    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        xml,
+        "<testsuites name=\"soulcheck\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">",
+        all.len(),
+        count(&all, failed),
+        count(&all, skipped)
+    );
+    for (format, list) in &suites {
+        let seconds: f64 = list
+            .iter()
+            .map(|result| result.duration.as_secs_f64())
+            .sum();
+        let _ = writeln!(
+            xml,
+            "  <testsuite name=\"{format}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{seconds:.3}\">",
+            list.len(),
+            count(list, failed),
+            count(list, skipped)
+        );
+        for result in list {
+            let case = cases[result.index];
+            let _ = write!(
+                xml,
+                "    <testcase classname=\"soulcheck.{format}\" name=\"{}\" time=\"{:.3}\"",
+                escape(case.id.as_str()),
+                result.duration.as_secs_f64()
+            );
+            let message = escape(result.judgement.name()).into_owned();
+            let body = escape(format!(
+                "{}\n{}",
+                case.description,
+                result.judgement.explain()
+            ))
+            .into_owned();
+            match &result.judgement {
+                Judgement::Pass => xml.push_str("/>\n"),
+                Judgement::Skipped { reason } => {
+                    let _ = writeln!(
+                        xml,
+                        ">\n      <skipped message=\"{}\"/>\n    </testcase>",
+                        escape(reason.as_str())
+                    );
+                }
+                Judgement::ExpectedFailure { .. } => {
+                    let _ = writeln!(xml, ">\n      <skipped message=\"expected failure\">{body}</skipped>\n    </testcase>");
+                }
+                _ => {
+                    let _ = writeln!(
+                        xml,
+                        ">\n      <failure message=\"{message}\">{body}</failure>\n    </testcase>"
+                    );
+                }
+            }
+        }
+        xml.push_str("  </testsuite>\n");
+    }
+    xml.push_str("</testsuites>\n");
+    xml
+}

@@ -1,0 +1,496 @@
+//! Runs cases against a validator and judges each outcome against the case's expectation.
+
+use soulcheck_vocabulary::{Severity, Verdict};
+use std::collections::{BTreeMap, BTreeSet};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::catalogue::Catalogue;
+use crate::corpus::{Case, ExpectedDiagnostic, ExpectedVerdict};
+use crate::expectations::Expectations;
+use crate::tree::{materialise_temp, Materialised};
+use crate::validator::{Input, Observation, Outcome, Request, Validator};
+
+/// How strictly outcomes are judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Strictness {
+    /// For the reference implementation: implementation-defined cases must match the
+    /// recorded reference choice, and diagnostics must match exactly.
+    Reference,
+    /// For any other validator: any allowed verdict conforms; reported diagnostics must
+    /// contain every expected one and no other diagnostic of a catalogued rule.
+    Conformance,
+}
+
+/// The judgement on one case.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "result", rename_all = "kebab-case")]
+pub enum Judgement {
+    /// The validator conforms on this case.
+    Pass,
+    /// The verdict is not one the case allows.
+    WrongVerdict {
+        /// What the case expects.
+        expected: String,
+        /// What the validator said.
+        actual: Verdict,
+    },
+    /// The verdict is right but the diagnostics differ.
+    WrongDiagnostics {
+        /// Expected diagnostics the validator did not report.
+        missing: Vec<ExpectedDiagnostic>,
+        /// Reported diagnostics the case does not expect.
+        unexpected: Vec<ExpectedDiagnostic>,
+    },
+    /// An operation returned a different value.
+    WrongValue {
+        /// Expected value.
+        expected: serde_json::Value,
+        /// Returned value, if any.
+        actual: Option<serde_json::Value>,
+    },
+    /// The validator declined the case.
+    Skipped {
+        /// Its reason.
+        reason: String,
+    },
+    /// The validator crashed or broke the protocol.
+    Crashed {
+        /// What happened.
+        message: String,
+    },
+    /// The validator did not answer in time.
+    TimedOut,
+    /// The validator broke the protocol.
+    ProtocolError {
+        /// What was wrong.
+        message: String,
+    },
+    /// A known failure listed in the expectations file.
+    ExpectedFailure {
+        /// The failure as it happened.
+        actual: Box<Judgement>,
+        /// The reason the expectations file gives.
+        reason: String,
+    },
+    /// A case listed as a known failure passed: remove it from the expectations file.
+    UnexpectedPass {
+        /// The reason the expectations file gave.
+        reason: String,
+    },
+    /// The harness could not prepare the case's input (a corpus defect).
+    InputError {
+        /// What went wrong.
+        message: String,
+    },
+}
+
+impl Judgement {
+    /// Whether the case passed.
+    pub fn is_pass(&self) -> bool {
+        matches!(self, Judgement::Pass)
+    }
+
+    /// Whether the case counts against the validator: anything but a pass, a skip or a
+    /// failure the expectations file already lists.
+    pub fn is_failure(&self) -> bool {
+        !matches!(
+            self,
+            Judgement::Pass | Judgement::Skipped { .. } | Judgement::ExpectedFailure { .. }
+        )
+    }
+
+    /// Whether the case was skipped.
+    pub fn is_skip(&self) -> bool {
+        matches!(self, Judgement::Skipped { .. })
+    }
+
+    /// A one-word name for summaries.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Judgement::Pass => "pass",
+            Judgement::WrongVerdict { .. } => "wrong-verdict",
+            Judgement::WrongDiagnostics { .. } => "wrong-diagnostics",
+            Judgement::WrongValue { .. } => "wrong-value",
+            Judgement::Skipped { .. } => "skipped",
+            Judgement::Crashed { .. } => "crash",
+            Judgement::TimedOut => "timeout",
+            Judgement::ProtocolError { .. } => "protocol-error",
+            Judgement::ExpectedFailure { .. } => "expected-failure",
+            Judgement::UnexpectedPass { .. } => "unexpected-pass",
+            Judgement::InputError { .. } => "input-error",
+        }
+    }
+
+    /// A multi-line explanation of a failure, empty for a pass.
+    pub fn explain(&self) -> String {
+        match self {
+            Judgement::Pass => String::new(),
+            Judgement::WrongVerdict { expected, actual } => {
+                format!("expected verdict {expected}, got {actual}")
+            }
+            Judgement::WrongDiagnostics {
+                missing,
+                unexpected,
+            } => {
+                let mut text = String::from("diagnostics differ");
+                for diagnostic in missing {
+                    text.push_str(&format!("\n  missing:    {diagnostic}"));
+                }
+                for diagnostic in unexpected {
+                    text.push_str(&format!("\n  unexpected: {diagnostic}"));
+                }
+                text
+            }
+            Judgement::WrongValue { expected, actual } => {
+                let actual = actual
+                    .as_ref()
+                    .map_or("nothing".to_owned(), ToString::to_string);
+                format!("expected value {expected}, got {actual}")
+            }
+            Judgement::Skipped { reason } => format!("skipped: {reason}"),
+            Judgement::Crashed { message } => format!("crashed: {message}"),
+            Judgement::TimedOut => "timed out".to_owned(),
+            Judgement::ProtocolError { message } => format!("protocol error: {message}"),
+            Judgement::ExpectedFailure { actual, reason } => {
+                format!("expected failure ({reason}): {}", actual.explain())
+            }
+            Judgement::UnexpectedPass { reason } => {
+                format!("listed as a known failure ({reason}) but passed: remove it from the expectations file")
+            }
+            Judgement::InputError { message } => format!("could not prepare the input: {message}"),
+        }
+    }
+}
+
+/// One case's result in a run.
+#[derive(Debug, Clone, Serialize)]
+pub struct CaseResult {
+    /// The case's trial name (`<format>/<case-id>`).
+    pub name: String,
+    /// Index of the case in the corpus.
+    #[serde(skip)]
+    pub index: usize,
+    /// The judgement.
+    pub judgement: Judgement,
+    /// Wall time spent in the validator.
+    #[serde(skip)]
+    pub duration: Duration,
+    /// What the validator said, when it said anything judgeable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actual: Option<Observation>,
+}
+
+/// A case's input, ready for a validator, together with what must outlive the
+/// validator's run: a tree input lives in a temporary directory that is removed when
+/// this value is dropped. It dereferences to the [`Input`].
+#[derive(Debug)]
+pub struct PreparedInput {
+    input: Input,
+    _tree: Option<Materialised>,
+}
+
+impl PreparedInput {
+    /// The input to hand the validator.
+    pub fn input(&self) -> &Input {
+        &self.input
+    }
+}
+
+impl std::ops::Deref for PreparedInput {
+    type Target = Input;
+
+    fn deref(&self) -> &Input {
+        &self.input
+    }
+}
+
+/// Prepares the input a validator sees for a case. Document inputs are read into memory
+/// (recipes expanded); directory inputs, committed or described (see [`crate::tree`]),
+/// are materialised in a fresh temporary directory and handed over by path, so a
+/// validator never sees or touches the corpus itself. Keep the result alive until the
+/// validator has finished.
+pub fn prepare_input(case: &Case) -> Result<PreparedInput, String> {
+    match case.tree() {
+        None => Ok(PreparedInput {
+            input: Input::Document {
+                file_name: case.input_name().to_owned(),
+                bytes: case.input_bytes().map_err(|error| error.to_string())?,
+            },
+            _tree: None,
+        }),
+        Some(spec) => {
+            let tree = materialise_temp(&case.dir, &spec).map_err(|error| error.to_string())?;
+            Ok(PreparedInput {
+                input: Input::Tree {
+                    root: tree.root.clone(),
+                },
+                _tree: Some(tree),
+            })
+        }
+    }
+}
+
+/// Runs one case against a validator and judges the outcome. A panic inside an in-process
+/// validator is caught and judged a crash.
+pub fn run_case(
+    validator: &dyn Validator,
+    case: &Case,
+    catalogue: &Catalogue,
+    strictness: Strictness,
+) -> CaseRun {
+    let input = match prepare_input(case) {
+        Ok(input) => input,
+        Err(message) => {
+            return CaseRun {
+                judgement: Judgement::InputError { message },
+                duration: Duration::ZERO,
+                actual: None,
+            }
+        }
+    };
+    let request = Request {
+        case_id: &case.id,
+        format: case.format,
+        operation: &case.operation,
+        input: input.input(),
+        context: &case.context,
+    };
+    let started = Instant::now();
+    let outcome =
+        catch_unwind(AssertUnwindSafe(|| validator.run(&request))).unwrap_or_else(|panic| {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|text| (*text).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "panic".to_owned());
+            Outcome::Crashed {
+                message: format!("panicked: {message}"),
+            }
+        });
+    let duration = started.elapsed();
+    let judgement = judge(case, &outcome, catalogue, strictness);
+    let actual = match outcome {
+        Outcome::Observed(observation) => Some(observation),
+        _ => None,
+    };
+    CaseRun {
+        judgement,
+        duration,
+        actual,
+    }
+}
+
+/// What running one case produced.
+#[derive(Debug, Clone)]
+pub struct CaseRun {
+    /// The judgement.
+    pub judgement: Judgement,
+    /// Time spent in the validator.
+    pub duration: Duration,
+    /// The validator's answer, when it gave one.
+    pub actual: Option<Observation>,
+}
+
+/// Judges an outcome against a case's expectation.
+pub fn judge(
+    case: &Case,
+    outcome: &Outcome,
+    catalogue: &Catalogue,
+    strictness: Strictness,
+) -> Judgement {
+    let observation = match outcome {
+        Outcome::Observed(observation) => observation,
+        Outcome::Skipped { reason } => {
+            return Judgement::Skipped {
+                reason: reason.clone(),
+            }
+        }
+        Outcome::Crashed { message } => {
+            return Judgement::Crashed {
+                message: message.clone(),
+            }
+        }
+        Outcome::TimedOut => return Judgement::TimedOut,
+        Outcome::ProtocolError { message } => {
+            return Judgement::ProtocolError {
+                message: message.clone(),
+            }
+        }
+    };
+    if let Some(expected) = &case.value {
+        if observation.value.as_ref() != Some(expected) {
+            return Judgement::WrongValue {
+                expected: expected.clone(),
+                actual: observation.value.clone(),
+            };
+        }
+    }
+    let verdict_ok = match strictness {
+        Strictness::Reference => observation.verdict == case.verdict.reference_verdict(),
+        Strictness::Conformance => case.verdict.allows(observation.verdict),
+    };
+    if !verdict_ok {
+        return Judgement::WrongVerdict {
+            expected: case.verdict.to_string(),
+            actual: observation.verdict,
+        };
+    }
+    compare_diagnostics(case, observation, catalogue, strictness)
+}
+
+fn compare_diagnostics(
+    case: &Case,
+    observation: &Observation,
+    catalogue: &Catalogue,
+    strictness: Strictness,
+) -> Judgement {
+    let reported = match (&observation.diagnostics, strictness) {
+        (Some(reported), _) => reported,
+        (None, Strictness::Reference) => {
+            return Judgement::Crashed {
+                message: "the reference must report diagnostics".to_owned(),
+            }
+        }
+        (None, Strictness::Conformance) => return Judgement::Pass,
+    };
+    if strictness == Strictness::Conformance {
+        let other_choice = matches!(case.verdict, ExpectedVerdict::ImplementationDefined { reference, .. } if reference != observation.verdict);
+        if case.verdict_only || other_choice {
+            return Judgement::Pass;
+        }
+    }
+    let mut expected: BTreeMap<ExpectedDiagnostic, usize> = BTreeMap::new();
+    for diagnostic in &case.diagnostics {
+        *expected.entry(diagnostic.clone()).or_default() += 1;
+    }
+    let expected_rules: BTreeSet<(&str, Severity)> = case
+        .diagnostics
+        .iter()
+        .map(|diagnostic| (diagnostic.rule.as_str(), diagnostic.severity))
+        .collect();
+    let mut unexpected = Vec::new();
+    // Located diagnostics first, so a location-less one only takes what they leave.
+    let (located, unlocated): (Vec<_>, Vec<_>) =
+        reported.iter().partition(|d| d.location.is_some());
+    for diagnostic in located {
+        let key = ExpectedDiagnostic {
+            rule: diagnostic.rule.clone(),
+            severity: diagnostic.severity,
+            location: diagnostic.location.clone().unwrap_or_default(),
+        };
+        match expected.get_mut(&key) {
+            Some(count) if *count > 0 => *count -= 1,
+            _ => {
+                // Conformance mode ignores diagnostics of rules the catalogue does not
+                // know: an implementation may have checks of its own.
+                if strictness == Strictness::Reference || catalogue.get(&key.rule).is_some() {
+                    unexpected.push(key);
+                }
+            }
+        }
+    }
+    for diagnostic in unlocated {
+        // A diagnostic without a location matches its rule anywhere; repeating a rule
+        // the case expects is not an error.
+        let slot = expected.iter_mut().find(|(key, count)| {
+            **count > 0 && key.rule == diagnostic.rule && key.severity == diagnostic.severity
+        });
+        match slot {
+            Some((_, count)) => *count -= 1,
+            None if expected_rules.contains(&(diagnostic.rule.as_str(), diagnostic.severity)) => {}
+            None => {
+                if strictness == Strictness::Reference || catalogue.get(&diagnostic.rule).is_some()
+                {
+                    unexpected.push(ExpectedDiagnostic {
+                        rule: diagnostic.rule.clone(),
+                        severity: diagnostic.severity,
+                        location: Default::default(),
+                    });
+                }
+            }
+        }
+    }
+    let missing: Vec<ExpectedDiagnostic> = expected
+        .into_iter()
+        .flat_map(|(diagnostic, count)| std::iter::repeat_n(diagnostic, count))
+        .collect();
+    if missing.is_empty() && unexpected.is_empty() {
+        Judgement::Pass
+    } else {
+        Judgement::WrongDiagnostics {
+            missing,
+            unexpected,
+        }
+    }
+}
+
+/// Options of a run beyond the validator and the cases.
+#[derive(Default)]
+pub struct RunOptions<'a> {
+    /// Parallel workers (at least one).
+    pub jobs: usize,
+    /// Stop scheduling new cases after the first failure.
+    pub fail_fast: bool,
+    /// Known failures to re-judge results against.
+    pub expectations: Option<&'a Expectations>,
+    /// Called once per finished case, in completion order (for streaming reports and
+    /// progress).
+    pub on_result: Option<&'a (dyn Fn(&CaseResult) + Sync)>,
+}
+
+/// Runs `cases` against `validator`; results come back in case order. With `fail_fast`,
+/// cases not started before the first failure are left out.
+pub fn run_all(
+    validator: &dyn Validator,
+    cases: &[&Case],
+    catalogue: &Catalogue,
+    strictness: Strictness,
+    options: &RunOptions<'_>,
+) -> Vec<CaseResult> {
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let results = Mutex::new(Vec::with_capacity(cases.len()));
+    std::thread::scope(|scope| {
+        for _ in 0..options.jobs.max(1) {
+            scope.spawn(|| loop {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                let Some(case) = cases.get(index) else { break };
+                let run = run_case(validator, case, catalogue, strictness);
+                let mut result = CaseResult {
+                    name: case.name(),
+                    index,
+                    judgement: run.judgement,
+                    duration: run.duration,
+                    actual: run.actual,
+                };
+                if let Some(expectations) = options.expectations {
+                    expectations.apply(std::slice::from_mut(&mut result));
+                }
+                if options.fail_fast && result.judgement.is_failure() {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                if let Some(on_result) = options.on_result {
+                    on_result(&result);
+                }
+                results
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner())
+                    .push(result);
+            });
+        }
+    });
+    let mut results = results
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    results.sort_by_key(|result| result.index);
+    results
+}

@@ -1,0 +1,227 @@
+//! The corpus self-check: the corpus must be well formed before any validator is judged
+//! against it. `cargo test` runs it as a trial of its own.
+
+use soulcheck_vocabulary::{Level, Severity, Verdict};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use crate::catalogue::Catalogue;
+use crate::corpus::{Corpus, ExpectedVerdict, InputSource};
+
+/// One defect found in the corpus.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The case concerned (`<format>/<id>`), or the rule, or `corpus`.
+    pub subject: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.subject, self.message)
+    }
+}
+
+/// Invisible characters that must be named in a case's description when its input holds
+/// them, with the words that count as naming them.
+const INVISIBLES: &[(&str, &[&str])] = &[
+    ("a byte order mark", &["bom", "byte order mark"]),
+    ("a carriage return", &["cr", "crlf", "carriage return"]),
+    ("a tab", &["tab"]),
+    (
+        "trailing whitespace on a line",
+        &["trailing space", "trailing whitespace", "trailing blank"],
+    ),
+    (
+        "no final newline",
+        &[
+            "no final newline",
+            "no trailing newline",
+            "without a final newline",
+            "empty",
+        ],
+    ),
+];
+
+/// Checks the whole corpus against the catalogue and returns every problem found.
+pub fn check(corpus: &Corpus, catalogue: &Catalogue) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let mut seen: BTreeMap<&str, String> = BTreeMap::new();
+    // Per rule: (cases triggering it, cases exercising it without triggering it,
+    // operation cases naming it), counting only cases with a definite verdict.
+    let mut triggered: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut passed: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut operations: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut named: BTreeSet<&str> = BTreeSet::new();
+
+    for case in &corpus.cases {
+        let subject = case.name();
+        let mut problem = |message: String| {
+            problems.push(Problem {
+                subject: subject.clone(),
+                message,
+            })
+        };
+        if let Some(other) = seen.insert(&case.id, case.name()) {
+            problem(format!("case ID `{}` is also used by {other}", case.id));
+        }
+        if corpus.retired.contains(&case.id) {
+            problem(format!(
+                "case ID `{}` is retired and may not be reused",
+                case.id
+            ));
+        }
+        if case.description.trim().is_empty() || case.description.contains('\n') {
+            problem("the description must be one non-empty line".to_owned());
+        }
+        if case.rules.is_empty() {
+            problem("the case names no rule".to_owned());
+        }
+        for rule in case.all_rules() {
+            named.insert(rule);
+            match catalogue.get(rule) {
+                None => problem(format!("unknown rule ID `{rule}`")),
+                Some(found) if found.format != case.format => problem(format!(
+                    "rule `{rule}` belongs to {}, not {}",
+                    found.format, case.format
+                )),
+                Some(_) => {}
+            }
+        }
+        for diagnostic in &case.diagnostics {
+            if !case.rules.contains(&diagnostic.rule) {
+                problem(format!(
+                    "diagnostic rule `{}` is missing from `rules`",
+                    diagnostic.rule
+                ));
+            }
+        }
+        let errors = case
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
+        let warnings = case.diagnostics.len() - errors;
+        let consistent = match &case.verdict {
+            ExpectedVerdict::Accept => case.diagnostics.is_empty(),
+            ExpectedVerdict::AcceptWithWarnings => errors == 0 && warnings > 0,
+            ExpectedVerdict::Reject => errors > 0,
+            ExpectedVerdict::ImplementationDefined { allowed, reference } => {
+                allowed.len() > 1 && ((*reference == Verdict::Reject) == (errors > 0))
+            }
+        };
+        if !consistent {
+            problem(format!(
+                "verdict {} does not agree with the expected diagnostics ({errors} errors, {warnings} warnings)",
+                case.verdict
+            ));
+        }
+        match (case.operation.as_str(), &case.value) {
+            ("validate", Some(_)) => problem("a `validate` case has no `value`".to_owned()),
+            ("validate", None) => {}
+            (_, None) => problem(format!(
+                "operation `{}` needs an expected `value`",
+                case.operation
+            )),
+            (_, Some(_)) => {}
+        }
+        match &case.input {
+            // A tree must build: its description was checked when the case loaded, and
+            // building it once catches the rest (an entry below a non-directory, a
+            // duplicate entry, a committed symlink, a failing recipe).
+            InputSource::Directory { .. } | InputSource::Tree(_) => {
+                if let Some(spec) = case.tree() {
+                    if let Err(error) = crate::tree::materialise_temp(&case.dir, &spec) {
+                        problem(format!("tree input: {error}"));
+                    }
+                }
+            }
+            InputSource::File { .. } | InputSource::Recipe(_) => match case.input_bytes() {
+                Err(error) => problem(format!("input: {error}")),
+                Ok(bytes) => {
+                    let lower = case.description.to_lowercase();
+                    for (what, words) in invisible_characters(&bytes) {
+                        if !words.iter().any(|word| contains_word(&lower, word)) {
+                            problem(format!(
+                                "the input holds {what}, which the description must name"
+                            ));
+                        }
+                    }
+                }
+            },
+        }
+
+        let definite = !matches!(case.verdict, ExpectedVerdict::ImplementationDefined { .. });
+        let fired: BTreeSet<&str> = case.diagnostics.iter().map(|d| d.rule.as_str()).collect();
+        for rule in &case.rules {
+            if case.operation != "validate" {
+                *operations.entry(rule).or_default() += 1;
+            } else if definite && fired.contains(rule.as_str()) {
+                *triggered.entry(rule).or_default() += 1;
+            } else if definite {
+                *passed.entry(rule).or_default() += 1;
+            }
+        }
+    }
+
+    for rule in catalogue.rules() {
+        let subject = format!("rule {}", rule.id);
+        if !named.contains(rule.id.as_str()) {
+            problems.push(Problem {
+                subject,
+                message: "no case exercises this rule".to_owned(),
+            });
+            continue;
+        }
+        let binding = matches!(rule.level, Level::Must | Level::Should);
+        let by_operation = operations.get(rule.id.as_str()).copied().unwrap_or(0) > 0;
+        if binding && !by_operation {
+            if triggered.get(rule.id.as_str()).copied().unwrap_or(0) == 0 {
+                problems.push(Problem {
+                    subject: subject.clone(),
+                    message: "no case with a definite verdict breaks this rule".to_owned(),
+                });
+            }
+            if passed.get(rule.id.as_str()).copied().unwrap_or(0) == 0 {
+                problems.push(Problem {
+                    subject,
+                    message: "no case with a definite verdict exercises this rule and passes it"
+                        .to_owned(),
+                });
+            }
+        }
+    }
+    problems
+}
+
+fn contains_word(haystack: &str, word: &str) -> bool {
+    haystack.match_indices(word).any(|(at, _)| {
+        let before = haystack[..at].chars().next_back();
+        let after = haystack[at + word.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
+
+fn invisible_characters(bytes: &[u8]) -> Vec<(&'static str, &'static [&'static str])> {
+    let mut found = Vec::new();
+    let has_trailing_whitespace = bytes.split(|&b| b == b'\n').any(|line| {
+        line.strip_suffix(b"\r")
+            .unwrap_or(line)
+            .last()
+            .is_some_and(|&b| b == b' ' || b == b'\t')
+    });
+    let checks = [
+        bytes.starts_with(b"\xEF\xBB\xBF"),
+        bytes.contains(&b'\r'),
+        bytes.contains(&b'\t'),
+        has_trailing_whitespace,
+        !bytes.ends_with(b"\n"),
+    ];
+    for (present, (what, words)) in checks.into_iter().zip(INVISIBLES) {
+        if present {
+            found.push((*what, *words));
+        }
+    }
+    found
+}

@@ -1,0 +1,212 @@
+//! Where the corpus's files are read from: a `cases/` directory on disk, or the corpus
+//! embedded in a binary (`soulcheck-corpus`). Everything the harness reads from the corpus
+//! (case files, inputs, recipe templates, committed trees, rule catalogues) goes through
+//! [`Store`], so an embedded corpus behaves exactly like a checkout. Nothing here writes.
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+
+use include_dir::Dir;
+
+use crate::LoadError;
+
+/// The root of a corpus.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Store {
+    /// A directory on disk (a checkout's `cases/`, or `--corpus DIR`).
+    Disk(PathBuf),
+    /// The corpus embedded at build time.
+    Embedded(&'static Dir<'static>),
+}
+
+/// What a path in the store names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Dir,
+}
+
+impl Store {
+    /// How a path of the store is named in messages: the real path on disk, or
+    /// `<embedded corpus>/...`.
+    pub fn display(&self, relative: &Path) -> PathBuf {
+        match self {
+            Store::Disk(root) => root.join(relative),
+            Store::Embedded(_) => Path::new("<embedded corpus>").join(relative),
+        }
+    }
+
+    /// The path on disk, for a store on disk.
+    pub fn disk_path(&self, relative: &Path) -> Option<PathBuf> {
+        match self {
+            Store::Disk(root) => Some(root.join(relative)),
+            Store::Embedded(_) => None,
+        }
+    }
+
+    /// What `relative` names, without following symlinks on disk; `None` when it does not
+    /// exist or is neither a file nor a directory.
+    pub fn kind(&self, relative: &Path) -> Option<Kind> {
+        match self {
+            Store::Disk(root) => {
+                let metadata = std::fs::symlink_metadata(root.join(relative)).ok()?;
+                if metadata.is_file() {
+                    Some(Kind::File)
+                } else if metadata.is_dir() {
+                    Some(Kind::Dir)
+                } else {
+                    None
+                }
+            }
+            Store::Embedded(dir) => {
+                if relative.as_os_str().is_empty() {
+                    Some(Kind::Dir)
+                } else if dir.get_file(relative).is_some() {
+                    Some(Kind::File)
+                } else if dir.get_dir(relative).is_some() {
+                    Some(Kind::Dir)
+                } else {
+                    None
+                }
+            }
+        }
+    }
+
+    /// The bytes of a file.
+    pub fn read(&self, relative: &Path) -> Result<Cow<'static, [u8]>, LoadError> {
+        match self {
+            Store::Disk(root) => {
+                let path = root.join(relative);
+                std::fs::read(&path)
+                    .map(Cow::Owned)
+                    .map_err(|source| LoadError::io(&path, source))
+            }
+            Store::Embedded(dir) => dir
+                .get_file(relative)
+                .map(|file| Cow::Borrowed(file.contents()))
+                .ok_or_else(|| LoadError::invalid(&self.display(relative), "no such file")),
+        }
+    }
+
+    /// The text of a file, which must be UTF-8.
+    pub fn read_to_string(&self, relative: &Path) -> Result<String, LoadError> {
+        let bytes = self.read(relative)?;
+        String::from_utf8(bytes.into_owned())
+            .map_err(|_| LoadError::invalid(&self.display(relative), "not UTF-8"))
+    }
+
+    /// The entries of a directory, sorted by name. On disk, entries that are neither
+    /// files nor directories are listed with `None`.
+    pub fn list(&self, relative: &Path) -> Result<Vec<(String, Option<Kind>)>, LoadError> {
+        let mut entries = match self {
+            Store::Disk(root) => {
+                let path = root.join(relative);
+                let mut entries = Vec::new();
+                for entry in
+                    std::fs::read_dir(&path).map_err(|source| LoadError::io(&path, source))?
+                {
+                    let entry = entry.map_err(|source| LoadError::io(&path, source))?;
+                    let file_type = entry
+                        .file_type()
+                        .map_err(|source| LoadError::io(&entry.path(), source))?;
+                    let kind = if file_type.is_file() {
+                        Some(Kind::File)
+                    } else if file_type.is_dir() {
+                        Some(Kind::Dir)
+                    } else {
+                        None
+                    };
+                    let name = entry
+                        .file_name()
+                        .into_string()
+                        .map_err(|_| LoadError::invalid(&entry.path(), "file name is not UTF-8"))?;
+                    entries.push((name, kind));
+                }
+                entries
+            }
+            Store::Embedded(dir) => {
+                let dir = if relative.as_os_str().is_empty() {
+                    Some(*dir)
+                } else {
+                    dir.get_dir(relative)
+                };
+                let dir = dir.ok_or_else(|| {
+                    LoadError::invalid(&self.display(relative), "no such directory")
+                })?;
+                dir.entries()
+                    .iter()
+                    .map(|entry| {
+                        let name = entry
+                            .path()
+                            .file_name()
+                            .and_then(|name| name.to_str())
+                            .unwrap_or_default()
+                            .to_owned();
+                        let kind = match entry {
+                            include_dir::DirEntry::File(_) => Kind::File,
+                            include_dir::DirEntry::Dir(_) => Kind::Dir,
+                        };
+                        (name, Some(kind))
+                    })
+                    .collect()
+            }
+        };
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(entries)
+    }
+
+    /// Every file under `relative`, recursively, as paths relative to the store's root,
+    /// sorted.
+    pub fn files(&self, relative: &Path) -> Result<Vec<PathBuf>, LoadError> {
+        let mut files = Vec::new();
+        self.collect_files(relative, &mut files)?;
+        files.sort();
+        Ok(files)
+    }
+
+    fn collect_files(&self, relative: &Path, files: &mut Vec<PathBuf>) -> Result<(), LoadError> {
+        for (name, kind) in self.list(relative)? {
+            let path = relative.join(&name);
+            match kind {
+                Some(Kind::Dir) => self.collect_files(&path, files)?,
+                Some(Kind::File) => files.push(path),
+                None => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One directory of the store (a case's), and the paths under it.
+#[derive(Debug, Clone)]
+pub struct StoreDir {
+    /// The store.
+    pub store: Store,
+    /// The directory, relative to the store's root.
+    pub relative: PathBuf,
+}
+
+impl StoreDir {
+    /// The path of `name` under this directory, relative to the store's root.
+    pub fn path(&self, name: impl AsRef<Path>) -> PathBuf {
+        self.relative.join(name)
+    }
+
+    /// How `name` under this directory is named in messages.
+    pub fn display(&self, name: impl AsRef<Path>) -> PathBuf {
+        self.store.display(&self.path(name))
+    }
+
+    /// The bytes of the file `name` under this directory.
+    pub fn read(&self, name: impl AsRef<Path>) -> Result<Cow<'static, [u8]>, LoadError> {
+        self.store.read(&self.path(name))
+    }
+
+    /// What `name` under this directory is.
+    pub fn kind(&self, name: impl AsRef<Path>) -> Option<Kind> {
+        self.store.kind(&self.path(name))
+    }
+}

@@ -1,0 +1,499 @@
+//! Tree cases: inputs that are directory trees, including entries git cannot carry
+//! portably (symlinks inside and pointing out of the tree, FIFOs, names some systems
+//! refuse).
+//!
+//! A tree case commits the ordinary files of its tree as a directory beside `case.toml`
+//! (`input = "bundle"`) and describes every other entry in a `[tree]` table:
+//!
+//! ```toml
+//! input = "bundle"              # committed files and directories, copied first (optional)
+//!
+//! [tree]
+//! name = "bundle"               # the root's name; needed only when there is no `input`
+//!
+//! [[tree.entry]]                # created inside the root, in the order listed
+//! path = "content/instructions.md"
+//! kind = "symlink"              # file | dir | symlink | fifo
+//! target = "../decoy/instructions.md"
+//!
+//! [[tree.outside]]              # created beside the root, for symlinks to point at
+//! path = "decoy/instructions.md"
+//! kind = "file"
+//! content = "# Decoy\n"
+//! ```
+//!
+//! A `file` entry takes its bytes from `content` (UTF-8 text, default empty) or from a
+//! `recipe` (`{ template, placeholder, unit, count | total_bytes }`, as for document
+//! cases, with the template in the case directory). A `symlink` needs a `target`, which
+//! is written as given and never followed: pointing out of the tree is what such cases
+//! are for. `dir` and `fifo` take nothing else.
+//!
+//! Every described path must be relative, `/`-separated, without empty, `.` or `..`
+//! segments and without NUL; a description breaking this is a corpus defect, refused
+//! when the case is loaded. Materialising happens only under a directory the caller
+//! owns (a fresh temporary directory for a run, the case's directory for an export) and
+//! never writes through a symlink: every ancestor of a described entry must be a real
+//! directory (checked without following links), and an entry may not already exist.
+//! So no description, however wrong, makes the harness write outside that directory.
+//!
+//! The runner hands validators a materialised copy even of plain committed directories,
+//! so a validator that writes into its input can never modify the corpus.
+
+use std::fs::OpenOptions;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::corpus::Recipe;
+use crate::store::{Kind, Store, StoreDir};
+use crate::LoadError;
+
+/// Names an outside entry may not take, because an export writes them beside the root.
+const RESERVED_OUTSIDE: &[&str] = &["case.json"];
+
+/// A directory tree input: a committed base directory plus described entries.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TreeSpec {
+    /// Name of the tree's root directory (the name validators and exports see).
+    pub name: String,
+    /// Committed directory in the case directory copied as the tree's base, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
+    /// Entries created inside the root after the base is copied, in order.
+    pub entries: Vec<TreeEntry>,
+    /// Entries created beside the root (targets for symlinks leading out of the tree).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub outside: Vec<TreeEntry>,
+}
+
+/// What kind of filesystem entry a described entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EntryKind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Dir,
+    /// A symbolic link, created as given and never followed.
+    Symlink,
+    /// A named pipe (FIFO); Unix only.
+    Fifo,
+}
+
+/// One described entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TreeEntry {
+    /// Relative `/`-separated path (inside the root, or beside it for outside entries).
+    pub path: String,
+    /// The entry's kind.
+    pub kind: EntryKind,
+    /// A symlink's target, written verbatim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// A file's content.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// A file's content built from a template, for large boundary files (without
+    /// `output`: the entry's path names the file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recipe: Option<Recipe>,
+}
+
+/// On-disk shape of a case's `[tree]` table.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TreeTable {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default, rename = "entry")]
+    entries: Vec<TreeEntry>,
+    #[serde(default)]
+    outside: Vec<TreeEntry>,
+}
+
+impl TreeTable {
+    /// Checks the description and builds the spec. `base` is the case's committed
+    /// directory input, if it has one. Every defect is reported against `case_toml`.
+    pub(crate) fn into_spec(
+        self,
+        base: Option<String>,
+        case_toml: &Path,
+    ) -> Result<TreeSpec, LoadError> {
+        let name = match (self.name, &base) {
+            (Some(name), Some(base)) if &name != base => {
+                return Err(LoadError::invalid(
+                    case_toml,
+                    format!("tree name `{name}` differs from the input directory `{base}`"),
+                ))
+            }
+            (Some(name), _) => name,
+            (None, Some(base)) => base.clone(),
+            (None, None) => {
+                return Err(LoadError::invalid(
+                    case_toml,
+                    "a tree without a committed `input` directory needs `[tree] name`",
+                ))
+            }
+        };
+        check_relative_path(&name)
+            .filter(|segments| segments.len() == 1)
+            .ok_or_else(|| {
+                LoadError::invalid(case_toml, format!("tree name `{name}` is not one segment"))
+            })?;
+        for entry in &self.entries {
+            check_entry(entry, case_toml)?;
+        }
+        for entry in &self.outside {
+            check_entry(entry, case_toml)?;
+            let first = entry.path.split('/').next().unwrap_or_default();
+            if first == name || RESERVED_OUTSIDE.contains(&first) {
+                return Err(LoadError::invalid(
+                    case_toml,
+                    format!(
+                        "outside entry `{}` must not start with `{first}`, the root's or an export file's name",
+                        entry.path
+                    ),
+                ));
+            }
+        }
+        Ok(TreeSpec {
+            name,
+            base,
+            entries: self.entries,
+            outside: self.outside,
+        })
+    }
+}
+
+/// The segments of a safe relative path: `/`-separated, not absolute, without empty,
+/// `.` or `..` segments, and without NUL. `None` for anything else.
+pub fn check_relative_path(path: &str) -> Option<Vec<&str>> {
+    if path.is_empty() || path.contains('\0') {
+        return None;
+    }
+    let segments: Vec<&str> = path.split('/').collect();
+    let safe = segments
+        .iter()
+        .all(|segment| !segment.is_empty() && *segment != "." && *segment != "..");
+    safe.then_some(segments)
+}
+
+fn check_entry(entry: &TreeEntry, case_toml: &Path) -> Result<(), LoadError> {
+    let defect = |message: String| Err(LoadError::invalid(case_toml, message));
+    if check_relative_path(&entry.path).is_none() {
+        return defect(format!(
+            "tree entry path `{}` must be relative, `/`-separated, without empty, `.` or `..` segments",
+            entry.path.escape_debug()
+        ));
+    }
+    let has_content = entry.content.is_some() || entry.recipe.is_some();
+    match entry.kind {
+        EntryKind::File if entry.content.is_some() && entry.recipe.is_some() => defect(format!(
+            "file `{}` has both `content` and `recipe`",
+            entry.path
+        )),
+        EntryKind::File if entry.target.is_some() => {
+            defect(format!("file `{}` cannot have a `target`", entry.path))
+        }
+        EntryKind::File
+            if entry
+                .recipe
+                .as_ref()
+                .is_some_and(|recipe| recipe.output.is_some()) =>
+        {
+            defect(format!(
+                "the recipe of file `{}` takes no `output`: the entry's path names the file",
+                entry.path
+            ))
+        }
+        EntryKind::Symlink => match &entry.target {
+            Some(target) if !target.is_empty() && !target.contains('\0') && !has_content => Ok(()),
+            _ => defect(format!(
+                "symlink `{}` needs a non-empty `target` and nothing else",
+                entry.path
+            )),
+        },
+        EntryKind::Dir | EntryKind::Fifo if has_content || entry.target.is_some() => {
+            defect(format!(
+                "`{}` is a {:?} and takes no content or target",
+                entry.path, entry.kind
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A tree materialised in a fresh temporary directory. The directory is removed when
+/// this value is dropped, so it must live until the validator has finished.
+#[derive(Debug)]
+pub struct Materialised {
+    /// Keeps the temporary directory alive.
+    _dir: tempfile::TempDir,
+    /// The tree's root inside it.
+    pub root: PathBuf,
+}
+
+/// Materialises a case's tree in a fresh temporary directory.
+pub fn materialise_temp(case_dir: &StoreDir, spec: &TreeSpec) -> Result<Materialised, LoadError> {
+    let dir = tempfile::Builder::new()
+        .prefix("soulcheck-tree-")
+        .tempdir()
+        .map_err(|source| LoadError::io(&std::env::temp_dir(), source))?;
+    let root = materialise(case_dir, spec, dir.path())?;
+    Ok(Materialised { _dir: dir, root })
+}
+
+/// Materialises a case's tree under `into` (which the caller owns; it must exist):
+/// the root `into/<name>` with the base copied and the entries created, and the outside
+/// entries beside it. Returns the root. Never writes outside `into`.
+pub fn materialise(
+    case_dir: &StoreDir,
+    spec: &TreeSpec,
+    into: &Path,
+) -> Result<PathBuf, LoadError> {
+    let root = into.join(&spec.name);
+    match &spec.base {
+        Some(base) => copy_tree(&case_dir.store, &case_dir.path(base), &root)?,
+        None => std::fs::create_dir(&root).map_err(|source| LoadError::io(&root, source))?,
+    }
+    for entry in &spec.entries {
+        create_entry(case_dir, &root, entry)?;
+    }
+    for entry in &spec.outside {
+        create_entry(case_dir, into, entry)?;
+    }
+    Ok(root)
+}
+
+/// Creates one described entry under `base`. Missing ancestors are created as
+/// directories; an existing ancestor must be a real directory (a symlink is refused, so
+/// nothing is ever written through one), and the entry itself must not exist yet.
+fn create_entry(case_dir: &StoreDir, base: &Path, entry: &TreeEntry) -> Result<(), LoadError> {
+    let segments = check_relative_path(&entry.path)
+        .ok_or_else(|| LoadError::invalid(base, format!("unsafe tree path `{}`", entry.path)))?;
+    let mut path = base.to_path_buf();
+    for (index, segment) in segments.iter().enumerate() {
+        path.push(segment);
+        let last = index + 1 == segments.len();
+        match std::fs::symlink_metadata(&path) {
+            Ok(_) if last => {
+                return Err(LoadError::invalid(
+                    &path,
+                    "tree entry already exists (from the base or an earlier entry)",
+                ))
+            }
+            Ok(metadata) if metadata.is_dir() => {}
+            Ok(_) => {
+                return Err(LoadError::invalid(
+                    &path,
+                    "tree entry lies below something that is not a directory",
+                ))
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                if !last {
+                    std::fs::create_dir(&path).map_err(|source| LoadError::io(&path, source))?;
+                }
+            }
+            Err(source) => return Err(LoadError::io(&path, source)),
+        }
+    }
+    match entry.kind {
+        EntryKind::File => {
+            let bytes = match (&entry.content, &entry.recipe) {
+                (_, Some(recipe)) => recipe.build(case_dir)?,
+                (Some(content), None) => content.as_bytes().to_vec(),
+                (None, None) => Vec::new(),
+            };
+            // `create_new` refuses an existing path, a dangling symlink included.
+            let mut file = OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+                .map_err(|source| LoadError::io(&path, source))?;
+            file.write_all(&bytes)
+                .map_err(|source| LoadError::io(&path, source))
+        }
+        EntryKind::Dir => std::fs::create_dir(&path).map_err(|source| LoadError::io(&path, source)),
+        EntryKind::Symlink => make_symlink(entry.target.as_deref().unwrap_or_default(), &path),
+        EntryKind::Fifo => make_fifo(&path),
+    }
+}
+
+#[cfg(unix)]
+fn make_symlink(target: &str, path: &Path) -> Result<(), LoadError> {
+    std::os::unix::fs::symlink(target, path).map_err(|source| LoadError::io(path, source))
+}
+
+#[cfg(not(unix))]
+fn make_symlink(_target: &str, path: &Path) -> Result<(), LoadError> {
+    Err(LoadError::invalid(
+        path,
+        "symlink entries are materialised on Unix only",
+    ))
+}
+
+fn make_fifo(path: &Path) -> Result<(), LoadError> {
+    create_fifo(path).map_err(|source| LoadError::io(path, source))
+}
+
+/// Creates a FIFO at `path` (mode 0644). Linux and the BSDs only: elsewhere it fails
+/// with `Unsupported`, and so does materialising or exporting a tree that holds one.
+#[cfg(all(unix, not(target_vendor = "apple")))]
+pub fn create_fifo(path: &Path) -> std::io::Result<()> {
+    use rustix::fs::{mkfifoat, Mode, CWD};
+    mkfifoat(CWD, path, Mode::from_raw_mode(0o644)).map_err(std::io::Error::from)
+}
+
+/// Creates a FIFO at `path`: not available on this platform.
+#[cfg(not(all(unix, not(target_vendor = "apple"))))]
+pub fn create_fifo(_path: &Path) -> std::io::Result<()> {
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "FIFO entries are made on Linux and the BSDs only",
+    ))
+}
+
+/// Copies a committed directory of the corpus to `to` on disk. Only regular files and
+/// directories are copied (both checked without following links); anything else in a
+/// committed tree is a corpus defect, since such entries belong in the tree description.
+pub fn copy_tree(store: &Store, from: &Path, to: &Path) -> Result<(), LoadError> {
+    std::fs::create_dir(to).map_err(|source| LoadError::io(to, source))?;
+    for (name, kind) in store.list(from)? {
+        let source = from.join(&name);
+        let target = to.join(&name);
+        match kind {
+            Some(Kind::Dir) => copy_tree(store, &source, &target)?,
+            Some(Kind::File) => {
+                let bytes = store.read(&source)?;
+                let mut file = OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&target)
+                    .map_err(|error| LoadError::io(&target, error))?;
+                file.write_all(&bytes)
+                    .map_err(|error| LoadError::io(&target, error))?;
+            }
+            None => {
+                return Err(LoadError::invalid(
+                    &store.display(&source),
+                    "committed trees hold only files and directories; describe other entries in `[tree]`",
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn disk(dir: &Path) -> StoreDir {
+        StoreDir {
+            store: Store::Disk(dir.to_owned()),
+            relative: PathBuf::new(),
+        }
+    }
+
+    fn entry(path: &str, kind: EntryKind) -> TreeEntry {
+        TreeEntry {
+            path: path.to_owned(),
+            kind,
+            target: None,
+            content: None,
+            recipe: None,
+        }
+    }
+
+    #[test]
+    fn unsafe_paths_are_refused() {
+        for bad in ["", "/abs", "a/../b", "..", "./a", "a//b", "a/", "a\0b"] {
+            assert!(check_relative_path(bad).is_none(), "{bad:?}");
+        }
+        assert_eq!(
+            check_relative_path("a/b c/CON.txt"),
+            Some(vec!["a", "b c", "CON.txt"])
+        );
+        let table = TreeTable {
+            name: Some("bundle".to_owned()),
+            entries: vec![entry("../escape", EntryKind::File)],
+            outside: Vec::new(),
+        };
+        assert!(table.into_spec(None, Path::new("case.toml")).is_err());
+        let table = TreeTable {
+            name: Some("bundle".to_owned()),
+            entries: Vec::new(),
+            outside: vec![entry("bundle/x", EntryKind::File)],
+        };
+        assert!(table.into_spec(None, Path::new("case.toml")).is_err());
+    }
+
+    /// An entry below a symlink that leads out of the tree is refused, and nothing is
+    /// written where the symlink points.
+    #[cfg(unix)]
+    #[test]
+    fn never_writes_through_a_symlink() {
+        let outside = tempfile::tempdir().unwrap();
+        let sentinel = outside.path().join("sentinel.txt");
+        std::fs::write(&sentinel, "untouched").unwrap();
+        let case_dir = tempfile::tempdir().unwrap();
+        let mut link = entry("link", EntryKind::Symlink);
+        link.target = Some(outside.path().display().to_string());
+        let mut through = entry("link/sentinel.txt", EntryKind::File);
+        through.content = Some("overwritten".to_owned());
+        let mut beside = entry("link/new.txt", EntryKind::File);
+        beside.content = Some("planted".to_owned());
+        for attempt in [through, beside] {
+            let spec = TreeSpec {
+                name: "bundle".to_owned(),
+                base: None,
+                entries: vec![link.clone(), attempt],
+                outside: Vec::new(),
+            };
+            let into = tempfile::tempdir().unwrap();
+            assert!(materialise(&disk(case_dir.path()), &spec, into.path()).is_err());
+        }
+        assert_eq!(std::fs::read_to_string(&sentinel).unwrap(), "untouched");
+        assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 1);
+    }
+
+    #[cfg(all(unix, not(target_vendor = "apple")))]
+    #[test]
+    fn materialises_every_kind() {
+        let case_dir = tempfile::tempdir().unwrap();
+        let mut file = entry("a/b/file.txt", EntryKind::File);
+        file.content = Some("text\n".to_owned());
+        let mut link = entry("a/link", EntryKind::Symlink);
+        link.target = Some("../../decoy.txt".to_owned());
+        let mut decoy = entry("decoy.txt", EntryKind::File);
+        decoy.content = Some("outside\n".to_owned());
+        let spec = TreeSpec {
+            name: "bundle".to_owned(),
+            base: None,
+            entries: vec![
+                file,
+                link,
+                entry("a/pipe", EntryKind::Fifo),
+                entry("empty", EntryKind::Dir),
+            ],
+            outside: vec![decoy],
+        };
+        let tree = materialise_temp(&disk(case_dir.path()), &spec).unwrap();
+        let root = tree.root.clone();
+        assert_eq!(
+            std::fs::read_to_string(root.join("a/b/file.txt")).unwrap(),
+            "text\n"
+        );
+        let link = std::fs::symlink_metadata(root.join("a/link")).unwrap();
+        assert!(link.file_type().is_symlink());
+        use std::os::unix::fs::FileTypeExt as _;
+        let pipe = std::fs::symlink_metadata(root.join("a/pipe")).unwrap();
+        assert!(pipe.file_type().is_fifo());
+        assert!(root.join("empty").is_dir());
+        assert!(root.parent().unwrap().join("decoy.txt").is_file());
+        drop(tree);
+        assert!(!root.exists());
+    }
+}

@@ -1,0 +1,299 @@
+//! Tests of the harness machinery on small corpora built in temporary directories: the
+//! self-check must catch each kind of corpus defect, recipes must build exact sizes, and
+//! the judge must tell reference strictness from conformance.
+
+mod common;
+
+use std::path::Path;
+
+use common::{good_corpus, write};
+
+use soulcheck_harness::runner::judge;
+use soulcheck_harness::{
+    selfcheck, Catalogue, Corpus, Diagnostic, Implementation, Location, Observation, Outcome,
+    Request, Severity, Strictness, Validator, Verdict,
+};
+
+fn problems(root: &Path) -> Vec<String> {
+    let catalogue = Catalogue::load(root).expect("catalogue");
+    let corpus = Corpus::load(root).expect("corpus");
+    selfcheck::check(&corpus, &catalogue)
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+}
+
+#[test]
+fn a_good_corpus_passes_the_self_check() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    good_corpus(dir.path());
+    assert_eq!(problems(dir.path()), Vec::<String>::new());
+}
+
+#[test]
+fn the_self_check_catches_each_defect() {
+    let defects: &[(&str, &str, &str)] = &[
+        (
+            "soul-kit/name-ok/case.toml",
+            "description = \"x\"\nrules = [\"soul-kit.nope\"]\nverdict = \"accept\"\ninput = \"input.soulkit.json\"\n",
+            "unknown rule ID",
+        ),
+        (
+            "soul-kit/name-ok/case.toml",
+            "description = \"x\"\nrules = [\"soul-kit.name.length\"]\nverdict = \"reject\"\ninput = \"input.soulkit.json\"\n",
+            "does not agree with the expected diagnostics",
+        ),
+        ("soul-kit/name-ok/input.soulkit.json", "{}", "no final newline"),
+        ("soul-kit/name-ok/input.soulkit.json", "{}\r\n", "carriage return"),
+        (
+            "soul-kit/name-long/case.toml",
+            "description = \"x\"\nrules = [\"soul-kit.name.length\"]\nverdict = \"accept\"\ninput = \"input.soulkit.json\"\n",
+            "breaks this rule",
+        ),
+    ];
+    for (path, text, expected) in defects {
+        let dir = tempfile::tempdir().expect("tempdir");
+        good_corpus(dir.path());
+        write(dir.path(), path, text);
+        let found = problems(dir.path());
+        assert!(
+            found.iter().any(|problem| problem.contains(expected)),
+            "{expected:?} not in {found:#?}"
+        );
+    }
+}
+
+#[test]
+fn retired_and_duplicate_ids_are_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    good_corpus(dir.path());
+    write(dir.path(), "retired.toml", "ids = [\"name-ok\"]\n");
+    write(dir.path(), "soul-md/name-long/case.toml", "description = \"x\"\nrules = [\"soul-kit.name.length\"]\nverdict = \"accept\"\ninput = \"SOUL.md\"\n");
+    write(dir.path(), "soul-md/name-long/SOUL.md", "# x\n");
+    let found = problems(dir.path()).join("\n");
+    assert!(found.contains("retired"), "{found}");
+    assert!(found.contains("also used by"), "{found}");
+    assert!(
+        found.contains("belongs to soul-kit, not soul-md"),
+        "{found}"
+    );
+}
+
+#[test]
+fn malformed_metadata_fails_to_load() {
+    for text in [
+        "description = \"x\"\nrules = []\nverdict = \"maybe\"\ninput = \"input.soulkit.json\"\n",
+        "description = \"x\"\nrules = []\nverdict = \"accept\"\n",
+        "description = \"x\"\nrules = []\nverdict = \"accept\"\ninput = \"input.soulkit.json\"\nsurprise = 1\n",
+        "description = \"x\"\nrules = []\nverdict = \"implementation-defined\"\ninput = \"input.soulkit.json\"\n",
+        "description = \"x\"\nrules = []\nverdict = \"accept\"\ninput = \"../../etc/passwd\"\n",
+    ] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        good_corpus(dir.path());
+        write(dir.path(), "soul-kit/name-ok/case.toml", text);
+        assert!(Corpus::load(dir.path()).is_err(), "loaded: {text}");
+    }
+}
+
+#[test]
+fn recipes_build_exact_sizes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    good_corpus(dir.path());
+    write(
+        dir.path(),
+        "soul-kit/big/template.soulkit.json",
+        "{\"name\": \"@@FILL@@\"}\n",
+    );
+    write(
+        dir.path(),
+        "soul-kit/big/case.toml",
+        "description = \"big\"\nrules = [\"soul-kit.name.length\"]\nverdict = \"accept\"\n\n[recipe]\ntemplate = \"template.soulkit.json\"\nplaceholder = \"@@FILL@@\"\nunit = \"é\"\ntotal_bytes = 1001\noutput = \"input.soulkit.json\"\n",
+    );
+    let corpus = Corpus::load(dir.path()).expect("corpus");
+    let case = corpus
+        .cases
+        .iter()
+        .find(|case| case.id == "big")
+        .expect("case");
+    let bytes = case.input_bytes().expect("bytes");
+    assert_eq!(bytes.len(), 1001);
+    // The template leaves 13 fixed bytes, so a two-byte unit reaches 1001 but not 1000.
+    write(
+        dir.path(),
+        "soul-kit/big/case.toml",
+        "description = \"big\"\nrules = [\"soul-kit.name.length\"]\nverdict = \"accept\"\n\n[recipe]\ntemplate = \"template.soulkit.json\"\nplaceholder = \"@@FILL@@\"\nunit = \"é\"\ntotal_bytes = 1000\noutput = \"input.soulkit.json\"\n",
+    );
+    let corpus = Corpus::load(dir.path()).expect("corpus");
+    let case = corpus
+        .cases
+        .iter()
+        .find(|case| case.id == "big")
+        .expect("case");
+    assert!(case.input_bytes().is_err());
+}
+
+fn observed(verdict: Verdict, diagnostics: Vec<(&str, Location)>) -> Outcome {
+    Outcome::Observed(Observation {
+        verdict,
+        diagnostics: Some(
+            diagnostics
+                .into_iter()
+                .map(|(rule, location)| Diagnostic {
+                    rule: rule.to_owned(),
+                    severity: Severity::Error,
+                    location: Some(location),
+                    message: String::new(),
+                })
+                .collect(),
+        ),
+        value: None,
+    })
+}
+
+#[test]
+fn judging_reference_and_conformance() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    good_corpus(dir.path());
+    let catalogue = Catalogue::load(dir.path()).expect("catalogue");
+    let corpus = Corpus::load(dir.path()).expect("corpus");
+    let case = |id: &str| {
+        corpus
+            .cases
+            .iter()
+            .find(|case| case.id == id)
+            .expect("case")
+    };
+    let name = Location {
+        pointer: Some("/name".to_owned()),
+        ..Location::default()
+    };
+    let bom = Location {
+        line: Some(1),
+        column: Some(1),
+        ..Location::default()
+    };
+
+    let right = observed(
+        Verdict::Reject,
+        vec![("soul-kit.name.length", name.clone())],
+    );
+    assert!(judge(case("name-long"), &right, &catalogue, Strictness::Reference).is_pass());
+
+    let wrong_place = observed(Verdict::Reject, vec![("soul-kit.name.length", bom.clone())]);
+    assert_eq!(
+        judge(
+            case("name-long"),
+            &wrong_place,
+            &catalogue,
+            Strictness::Conformance
+        )
+        .name(),
+        "wrong-diagnostics"
+    );
+
+    // An implementation's own extra rule is ignored in conformance mode only.
+    let extra = observed(
+        Verdict::Reject,
+        vec![
+            ("soul-kit.name.length", name.clone()),
+            ("acme.style", Location::default()),
+        ],
+    );
+    assert!(judge(
+        case("name-long"),
+        &extra,
+        &catalogue,
+        Strictness::Conformance
+    )
+    .is_pass());
+    assert!(!judge(case("name-long"), &extra, &catalogue, Strictness::Reference).is_pass());
+
+    // Implementation-defined: the other choice conforms, but not for the reference.
+    let accepts_bom = observed(Verdict::Accept, vec![]);
+    assert!(judge(
+        case("bom"),
+        &accepts_bom,
+        &catalogue,
+        Strictness::Conformance
+    )
+    .is_pass());
+    assert_eq!(
+        judge(case("bom"), &accepts_bom, &catalogue, Strictness::Reference).name(),
+        "wrong-verdict"
+    );
+
+    // Crashes and timeouts are never rejections.
+    let crash = Outcome::Crashed {
+        message: "signal 11".to_owned(),
+    };
+    assert_eq!(
+        judge(
+            case("name-long"),
+            &crash,
+            &catalogue,
+            Strictness::Conformance
+        )
+        .name(),
+        "crash"
+    );
+    assert_eq!(
+        judge(
+            case("name-long"),
+            &Outcome::TimedOut,
+            &catalogue,
+            Strictness::Conformance
+        )
+        .name(),
+        "timeout"
+    );
+
+    // A verdict without readable diagnostics is judged on the verdict alone in conformance mode.
+    let bare = Outcome::Observed(Observation {
+        verdict: Verdict::Reject,
+        diagnostics: None,
+        value: None,
+    });
+    assert!(judge(
+        case("name-long"),
+        &bare,
+        &catalogue,
+        Strictness::Conformance
+    )
+    .is_pass());
+    let _ = bom;
+}
+
+struct Panicking;
+
+impl Validator for Panicking {
+    fn implementation(&self) -> Implementation {
+        Implementation::default()
+    }
+
+    fn run(&self, _request: &Request<'_>) -> Outcome {
+        panic!("boom")
+    }
+}
+
+#[test]
+fn a_panicking_validator_is_a_crash_not_a_rejection() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    good_corpus(dir.path());
+    let catalogue = Catalogue::load(dir.path()).expect("catalogue");
+    let corpus = Corpus::load(dir.path()).expect("corpus");
+    let cases: Vec<_> = corpus.cases.iter().collect();
+    let results = soulcheck_harness::runner::run_all(
+        &Panicking,
+        &cases,
+        &catalogue,
+        Strictness::Conformance,
+        &soulcheck_harness::runner::RunOptions {
+            jobs: 2,
+            ..Default::default()
+        },
+    );
+    assert_eq!(results.len(), cases.len());
+    assert!(results
+        .iter()
+        .all(|result| result.judgement.name() == "crash"));
+}

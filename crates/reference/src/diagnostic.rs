@@ -1,0 +1,522 @@
+//! The one diagnostics model shared by every format of the reference implementation, and
+//! its two renderings: human text with the source line underlined, and the JSON shape of
+//! `soulcheck check --json` that the harness reads back.
+
+use std::fmt;
+use std::ops::Range;
+
+use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
+use soulcheck_vocabulary::wire;
+pub use soulcheck_vocabulary::{Format, Severity, Verdict};
+
+/// Rule constants generated from the catalogue (`cases/<format>/rules.toml`); one module
+/// per format, one constant per rule.
+pub mod rules {
+    use super::{RuleId, Severity};
+    include!(concat!(env!("OUT_DIR"), "/rules.rs"));
+}
+
+/// A catalogued rule: its stable ID and the severity its diagnostics have by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RuleId {
+    /// The stable ID, e.g. `soul-kit.id.pattern`.
+    pub id: &'static str,
+    /// Default severity.
+    pub severity: Severity,
+}
+
+impl fmt::Display for RuleId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id)
+    }
+}
+
+/// A byte range in the checked document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Span {
+    /// First byte.
+    pub start: usize,
+    /// One past the last byte.
+    pub end: usize,
+}
+
+impl Span {
+    /// A span from a range.
+    pub fn new(range: Range<usize>) -> Span {
+        Span {
+            start: range.start,
+            end: range.end,
+        }
+    }
+}
+
+/// A line and column, both 1-based; the column counts Unicode scalar values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Position {
+    /// Line.
+    pub line: u32,
+    /// Column.
+    pub column: u32,
+}
+
+impl Position {
+    /// The position of byte `offset` in `text`. Lines end at LF, CRLF or a lone CR (as in
+    /// CommonMark); a column counts the characters before the offset on its line, where
+    /// each byte that does not continue a UTF-8 sequence counts as one, so positions stay
+    /// defined inside invalid UTF-8.
+    pub fn of(text: &[u8], offset: usize) -> Position {
+        LineIndex::new(text).position(text, offset)
+    }
+}
+
+/// Where each line of a text starts, so that many positions in one document are found
+/// with one scan instead of one scan each. Lines end as in [`Position::of`]: at LF, CRLF
+/// or a lone CR.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+    /// Characters (bytes that do not continue a UTF-8 sequence) before every multiple of
+    /// [`LineIndex::BLOCK`] bytes, so a column is counted in bounded time however long its
+    /// line: one line of a megabyte with many diagnostics on it stays linear.
+    chars_before: Vec<usize>,
+}
+
+impl LineIndex {
+    const BLOCK: usize = 1024;
+
+    /// Indexes `source`.
+    pub fn new(source: &[u8]) -> LineIndex {
+        let mut starts = vec![0];
+        let mut chars_before = Vec::with_capacity(source.len() / Self::BLOCK + 1);
+        let mut chars = 0;
+        for (index, &byte) in source.iter().enumerate() {
+            if index % Self::BLOCK == 0 {
+                chars_before.push(chars);
+            }
+            if byte & 0xC0 != 0x80 {
+                chars += 1;
+            }
+            let ends_line = match byte {
+                b'\n' => true,
+                b'\r' => source.get(index + 1) != Some(&b'\n'),
+                _ => false,
+            };
+            if ends_line {
+                starts.push(index + 1);
+            }
+        }
+        // The end of the text may start a block of its own; its count must exist too, or a
+        // position at the very end would count from zero.
+        if source.len().is_multiple_of(Self::BLOCK) {
+            chars_before.push(chars);
+        }
+        LineIndex {
+            starts,
+            chars_before,
+        }
+    }
+
+    /// Characters of the indexed `source` before byte `offset`.
+    fn chars(&self, source: &[u8], offset: usize) -> usize {
+        let block = offset / Self::BLOCK;
+        let base = self.chars_before.get(block).copied().unwrap_or(0);
+        let from = (block * Self::BLOCK).min(offset);
+        base + source[from..offset]
+            .iter()
+            .filter(|&&byte| byte & 0xC0 != 0x80)
+            .count()
+    }
+
+    /// The position of byte `offset` of the indexed `source`.
+    pub fn position(&self, source: &[u8], offset: usize) -> Position {
+        let offset = offset.min(source.len());
+        let line = self.line_of(offset);
+        let start = self.starts[line];
+        let column = self.chars(source, offset) - self.chars(source, start);
+        Position {
+            line: u32::try_from(line + 1).unwrap_or(u32::MAX),
+            column: u32::try_from(column + 1).unwrap_or(u32::MAX),
+        }
+    }
+
+    /// What [`Location::text`] gives for `span`.
+    pub fn location(&self, source: &[u8], span: Span) -> Location {
+        Location {
+            pointer: None,
+            position: Some(self.position(source, span.start)),
+            span: Some(span),
+        }
+    }
+
+    /// The 0-based line holding byte `offset`.
+    fn line_of(&self, offset: usize) -> usize {
+        self.starts
+            .partition_point(|&start| start <= offset)
+            .saturating_sub(1)
+    }
+
+    /// The bytes of 0-based `line`, without its terminator.
+    fn line_range(&self, source: &[u8], line: usize) -> Range<usize> {
+        let start = self.starts[line];
+        let mut end = self.starts.get(line + 1).copied().unwrap_or(source.len());
+        if end > start && source.get(end - 1) == Some(&b'\n') {
+            end -= 1;
+        }
+        if end > start && source.get(end - 1) == Some(&b'\r') {
+            end -= 1;
+        }
+        start..end
+    }
+}
+
+/// Where a diagnostic points: see the harness's `Location` for which fields a kind of
+/// document sets. `span` is for rendering only and is never compared.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Location {
+    /// RFC 6901 JSON pointer, for JSON documents.
+    pub pointer: Option<String>,
+    /// Line and column in the text the diagnostic is about.
+    pub position: Option<Position>,
+    /// Byte range in the checked document, used to underline the source.
+    pub span: Option<Span>,
+}
+
+impl Location {
+    /// The document as a whole (its size, its encoding as a whole).
+    pub fn document() -> Location {
+        Location::default()
+    }
+
+    /// A JSON value or member, with its span for rendering.
+    pub fn pointer(pointer: impl Into<String>, span: Span) -> Location {
+        Location {
+            pointer: Some(pointer.into()),
+            position: None,
+            span: Some(span),
+        }
+    }
+
+    /// A place in the document's text, e.g. a syntax error.
+    pub fn text(source: &[u8], span: Span) -> Location {
+        Location {
+            pointer: None,
+            position: Some(Position::of(source, span.start)),
+            span: Some(span),
+        }
+    }
+}
+
+/// One finding of a validator.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Diagnostic {
+    /// The rule broken.
+    pub rule: RuleId,
+    /// Error or warning; usually the rule's default.
+    pub severity: Severity,
+    /// Where.
+    pub location: Location,
+    /// What, for a human.
+    pub message: String,
+}
+
+impl Diagnostic {
+    /// A diagnostic with the rule's default severity.
+    pub fn new(rule: RuleId, location: Location, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            rule,
+            severity: rule.severity,
+            location,
+            message: message.into(),
+        }
+    }
+
+    /// The same diagnostic with another severity.
+    pub fn with_severity(mut self, severity: Severity) -> Diagnostic {
+        self.severity = severity;
+        self
+    }
+}
+
+/// Everything the reference found in one input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    /// The format the input was checked as.
+    pub format: Format,
+    /// Every diagnostic, in the order found.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The result of a non-`validate` operation.
+    pub value: Option<serde_json::Value>,
+}
+
+impl Report {
+    /// An empty report for a format.
+    pub fn new(format: Format) -> Report {
+        Report {
+            format,
+            diagnostics: Vec::new(),
+            value: None,
+        }
+    }
+
+    /// Reject when any diagnostic is an error; accept otherwise.
+    pub fn verdict(&self) -> Verdict {
+        if self
+            .diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
+        {
+            Verdict::Reject
+        } else {
+            Verdict::Accept
+        }
+    }
+
+    /// The report in the protocol's wire shape: what `soulcheck check --json` prints and
+    /// what the harness compares.
+    pub fn to_wire(&self) -> wire::Report {
+        let diagnostics = self
+            .diagnostics
+            .iter()
+            .map(|diagnostic| wire::Diagnostic {
+                rule: diagnostic.rule.id.to_owned(),
+                severity: diagnostic.severity,
+                location: Some(soulcheck_vocabulary::Location {
+                    pointer: diagnostic.location.pointer.clone(),
+                    line: diagnostic.location.position.map(|position| position.line),
+                    column: diagnostic.location.position.map(|position| position.column),
+                }),
+                message: diagnostic.message.clone(),
+            })
+            .collect();
+        wire::Report {
+            format: Some(self.format),
+            verdict: self.verdict(),
+            diagnostics: Some(diagnostics),
+            value: self.value.clone(),
+        }
+    }
+
+    /// Human rendering: one block per diagnostic with the source line and a marker under
+    /// the offending span, then the verdict. `origin` names the input in headers.
+    pub fn render(&self, source: &[u8], origin: &str) -> String {
+        let renderer = Renderer::plain().term_width(100);
+        let lines = LineIndex::new(source);
+        let mut out = String::new();
+        for diagnostic in &self.diagnostics {
+            let level = match diagnostic.severity {
+                Severity::Error => Level::ERROR,
+                Severity::Warning => Level::WARNING,
+            };
+            let title = level
+                .primary_title(diagnostic.message.as_str())
+                .id(diagnostic.rule.id);
+            let where_ = describe_location(&diagnostic.location);
+            let text = match excerpt(source, &lines, diagnostic.location.span) {
+                Some(excerpt) => {
+                    let snippet = Snippet::source(excerpt.text)
+                        .line_start(excerpt.first_line)
+                        .path(origin)
+                        .annotation(
+                            AnnotationKind::Primary
+                                .span(excerpt.span)
+                                .label(where_.as_str()),
+                        );
+                    renderer.render(&[title.element(snippet)])
+                }
+                None => {
+                    let plain = format!(
+                        "{}[{}]: {} ({origin}: {where_})",
+                        diagnostic.severity, diagnostic.rule.id, diagnostic.message
+                    );
+                    plain
+                }
+            };
+            out.push_str(&text);
+            out.push_str("\n\n");
+        }
+        let errors = self
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
+        let warnings = self.diagnostics.len() - errors;
+        out.push_str(&format!(
+            "{origin}: {} as {} ({}, {})\n",
+            match self.verdict() {
+                Verdict::Accept => "accepted",
+                Verdict::Reject => "rejected",
+            },
+            self.format,
+            count(errors, "error"),
+            count(warnings, "warning"),
+        ));
+        out
+    }
+}
+
+/// `1 error`, `2 errors`.
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+fn describe_location(location: &Location) -> String {
+    let mut parts = Vec::new();
+    if let Some(pointer) = &location.pointer {
+        parts.push(format!("at {pointer:?}"));
+    }
+    if let Some(position) = location.position {
+        parts.push(format!(
+            "line {}, column {}",
+            position.line, position.column
+        ));
+    }
+    if parts.is_empty() {
+        "whole document".to_owned()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// The lines of `source` that a span touches, as valid UTF-8, with the span made relative
+/// to them. Rendering only those lines keeps the output small for large inputs.
+struct Excerpt<'a> {
+    text: &'a str,
+    first_line: usize,
+    span: Range<usize>,
+}
+
+/// Longest excerpt rendered; a span inside a longer line is shown without source.
+const MAX_EXCERPT_BYTES: usize = 4096;
+
+fn excerpt<'a>(source: &'a [u8], lines: &LineIndex, span: Option<Span>) -> Option<Excerpt<'a>> {
+    let span = span?;
+    if span.start > source.len() {
+        return None;
+    }
+    let end = span.end.clamp(span.start, source.len());
+    let first = lines.line_of(span.start);
+    let last = lines.line_of(end.saturating_sub(1).max(span.start));
+    let start = lines.line_range(source, first).start;
+    let stop = lines
+        .line_range(source, last)
+        .end
+        .max(end.min(source.len()));
+    let lone_cr = source[start..stop]
+        .iter()
+        .enumerate()
+        .any(|(at, &byte)| byte == b'\r' && source.get(start + at + 1) != Some(&b'\n'));
+    if stop - start > MAX_EXCERPT_BYTES || lone_cr {
+        // A lone CR ends a line here but not for the renderer; such spans are shown
+        // without source rather than with wrong line numbers.
+        return None;
+    }
+    let text = std::str::from_utf8(&source[start..stop]).ok()?;
+    let (from, to) = (span.start - start, end.min(stop) - start);
+    if !text.is_char_boundary(from) || !text.is_char_boundary(to) {
+        return None;
+    }
+    Some(Excerpt {
+        text,
+        first_line: first + 1,
+        span: from..to,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Columns counted through the block index agree with counting from the line start,
+    /// on lines far longer than a block, with multi-byte characters across block edges.
+    #[test]
+    fn positions_agree_with_counting_across_blocks() {
+        let text = format!(
+            "{}\n{}\r\n\u{e9}x\r",
+            "a\u{e9}\u{1F375}".repeat(700),
+            "\u{3042}b".repeat(900)
+        );
+        let source = text.as_bytes();
+        let index = LineIndex::new(source);
+        for offset in (0..=source.len()).step_by(5) {
+            // A line ends at LF, or at a CR that no LF follows.
+            let line_start = (0..offset)
+                .rev()
+                .find(|&at| {
+                    source[at] == b'\n'
+                        || (source[at] == b'\r' && source.get(at + 1) != Some(&b'\n'))
+                })
+                .map_or(0, |at| at + 1);
+            let column = source[line_start..offset]
+                .iter()
+                .filter(|&&b| b & 0xC0 != 0x80)
+                .count();
+            assert_eq!(
+                index.position(source, offset).column as usize,
+                column + 1,
+                "offset {offset}"
+            );
+        }
+    }
+
+    /// The end of a text whose length is a whole number of blocks has a position too.
+    #[test]
+    fn positions_at_the_end_of_whole_blocks() {
+        for text in ["", "ab\n"] {
+            for length in [1024, 2048, 4096] {
+                let source = format!("{text}{}", "x".repeat(length - text.len()));
+                let index = LineIndex::new(source.as_bytes());
+                let end = index.position(source.as_bytes(), length);
+                let expected = if text.is_empty() {
+                    length + 1
+                } else {
+                    length - 2
+                };
+                assert_eq!(end.column as usize, expected, "{length}");
+            }
+        }
+        assert_eq!(
+            LineIndex::new(b"").position(b"", 0),
+            Position { line: 1, column: 1 }
+        );
+    }
+
+    #[test]
+    fn positions_count_lines_and_characters() {
+        let text = "ab\néx\r\ny\rz".as_bytes();
+        assert_eq!(Position::of(text, 0), Position { line: 1, column: 1 });
+        assert_eq!(Position::of(text, 3), Position { line: 2, column: 1 });
+        // `é` is two bytes but one column.
+        assert_eq!(Position::of(text, 5), Position { line: 2, column: 2 });
+        assert_eq!(Position::of(text, 8), Position { line: 3, column: 1 });
+        // A lone CR ends a line too.
+        assert_eq!(Position::of(text, 10), Position { line: 4, column: 1 });
+        // Past the end clamps to the end; an empty text has one line.
+        assert_eq!(Position::of(text, 99), Position { line: 4, column: 2 });
+        assert_eq!(Position::of(b"", 0), Position { line: 1, column: 1 });
+        // The end of a text whose length is a whole number of index blocks.
+        let block = vec![b'a'; LineIndex::BLOCK];
+        assert_eq!(
+            Position::of(&block, block.len()),
+            Position {
+                line: 1,
+                column: 1025
+            }
+        );
+    }
+
+    #[test]
+    fn excerpts_drop_line_terminators_and_refuse_lone_cr() {
+        let crlf = b"{\r\n  \"a\": 1\r\n}\r\n";
+        let lines = LineIndex::new(crlf);
+        let shown = excerpt(crlf, &lines, Some(Span::new(8..9))).expect("excerpt");
+        assert_eq!(shown.text, "  \"a\": 1");
+        assert_eq!(shown.first_line, 2);
+        let lone = b"a\rbc\rd";
+        assert!(excerpt(lone, &LineIndex::new(lone), Some(Span::new(0..4))).is_none());
+        assert!(excerpt(lone, &LineIndex::new(lone), Some(Span::new(2..3))).is_some());
+    }
+}
