@@ -25,7 +25,8 @@ pub struct Rule {
     pub level: Level,
     /// Severity of the diagnostics the rule produces by default.
     pub severity: Severity,
-    /// Spec file and passage the rule comes from, e.g. `soul-kit-v1.md § Field table`.
+    /// The spec document (by its title in SPECS.md) and the passage the rule comes from,
+    /// e.g. `Soul Kit exchange format, version 1 § Field table: name`.
     pub source: String,
     /// The requirement, in the project's own words.
     pub requirement: String,

@@ -1,4 +1,4 @@
-//! Skill package (`../shared/specs/skill-package.md`): the JSON envelope of an asset
+//! Skill package ("Package reference", SPECS.md): the JSON envelope of an asset
 //! package, its `SKILL.md` head, the package paths and the content limits.
 //!
 //! Three inputs reach the same rules:

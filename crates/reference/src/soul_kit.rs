@@ -1,5 +1,5 @@
-//! Soul Kit exchange format v1 (`../shared/specs/soul-kit-v1.md`): a closed JSON object of
-//! at most 262144 bytes describing a personality kit.
+//! Soul Kit exchange format v1 ("Soul Kit exchange format, version 1" in SPECS.md): a
+//! closed JSON object of at most 262144 bytes describing a personality kit.
 //!
 //! The checker reads the document with the strict JSON reader, then walks the fixed shape
 //! the spec's field table gives, reporting every violation it finds. Each check names its

@@ -1,5 +1,5 @@
-//! SOUL.md, the DuDuClaw agent identity document (`../shared/specs/soul-md.md`): freeform
-//! Markdown with four hard checks (UTF-8, a role title, no frontmatter, the stored SHA-256
+//! SOUL.md, the DuDuClaw agent identity document ("SOUL.md Format Specification v1.0" in
+//! SPECS.md): freeform Markdown with four hard checks (UTF-8, a role title, no frontmatter, the stored SHA-256
 //! fingerprint) and soft ones reported as warnings (the required sections, the shape of
 //! the Personality and Core Responsibilities lists, heading levels, size).
 //!

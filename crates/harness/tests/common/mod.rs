@@ -4,7 +4,7 @@ use std::path::Path;
 
 const RULES: &str = r#"
 format = "soul-kit"
-spec = "soul-kit-v1.md"
+spec = "Soul Kit exchange format, version 1"
 
 [[rule]]
 id = "soul-kit.name.length"

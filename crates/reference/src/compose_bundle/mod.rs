@@ -1,5 +1,5 @@
-//! agent-compose bundles (`../shared/specs/compose-bundle-manifest.md`): a directory tree
-//! holding `manifest.json`, the decision trace `trace.json`, the delivery entry points and
+//! agent-compose bundles ("agent-compose: Bundle manifest schema" in SPECS.md): a
+//! directory tree holding `manifest.json`, the decision trace `trace.json`, the delivery entry points and
 //! one identity tree per selected skill; plus the bundle fingerprint, the voice-profile
 //! construction and the `whoami --json` record as operations of their own.
 //!

@@ -1,4 +1,4 @@
-//! Soulacy agent packages (`../shared/specs/soulacy-agent-package.md`): validation of
+//! Soulacy agent packages ("Soulacy Agent Package Format", SPECS.md): validation of
 //! `*.soulacy-agent.json` packages (schema v1 and v2) and of the `.soulacy-package.json`
 //! install sidecar, and the two package operations, `calendar-order` and
 //! `requirements-gate`.

@@ -239,7 +239,7 @@ fn check_manifest(
         };
         let field_pointer = pointer_join(pointer, field);
         match *field {
-            // soulacy-package.agent-id.content (field notes: agent_id required for v2).
+            // soulacy-package.agent-id.content (the public importer requires agent_id for v2).
             "agent_id" if v2 && is_blank(text) => walker.at(
                 rule::AGENT_ID_CONTENT,
                 &field_pointer,
