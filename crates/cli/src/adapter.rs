@@ -17,6 +17,11 @@ impl Reference {
                 bytes,
             },
             soulcheck_harness::Input::Tree { root } => Input::Tree(root),
+            _ => {
+                return Err(Unsupported {
+                    reason: "the reference reads documents and trees only".to_owned(),
+                })
+            }
         };
         check(request.format, request.operation, input, request.context)
     }

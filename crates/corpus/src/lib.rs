@@ -12,3 +12,8 @@ pub use include_dir::{Dir, DirEntry, File};
 /// The whole `cases/` directory, as it was when this crate was built. Paths inside it are
 /// relative to `cases/` (`soul-kit/rules.toml`, `soul-kit/name-length-81/case.toml`).
 pub static CASES: Dir<'static> = include_dir::include_dir!("$CARGO_MANIFEST_DIR/../../cases");
+
+/// The content hash of [`CASES`], computed when this crate was built: the value
+/// `soulcheck_harness::Corpus::content_hash` gives for the same files, which reports and
+/// `soulcheck --version` name.
+pub const CONTENT_HASH: &str = env!("SOULCHECK_CORPUS_HASH");

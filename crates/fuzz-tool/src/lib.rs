@@ -42,6 +42,7 @@ pub fn corpus_seeds(corpus: &Corpus) -> BTreeMap<Target, Vec<Seed>> {
                 };
                 (name, bytes)
             }
+            _ => continue,
         };
         for &target in Target::ALL {
             if target.seeded_by(case.format, &name) {

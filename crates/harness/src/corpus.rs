@@ -25,6 +25,7 @@ pub const MAX_RECIPE_BYTES: usize = 64 * 1024 * 1024;
 /// What a case expects of a validator's verdict.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum ExpectedVerdict {
     /// Must be accepted, with no diagnostics at all.
     Accept,
@@ -108,6 +109,7 @@ impl fmt::Display for ExpectedDiagnostic {
 /// How a case's input bytes are obtained.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum InputSource {
     /// A file committed in the case directory.
     File {

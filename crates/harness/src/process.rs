@@ -36,6 +36,7 @@ impl Default for Limits {
 
 /// How the process ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Exit {
     /// It exited with this code.
     Code(i32),

@@ -18,6 +18,7 @@ use crate::validator::{Input, Observation, Outcome, Request, Validator};
 /// How strictly outcomes are judged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Strictness {
     /// For the reference implementation: implementation-defined cases must match the
     /// recorded reference choice, and diagnostics must match exactly.
@@ -30,6 +31,7 @@ pub enum Strictness {
 /// The judgement on one case.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "result", rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Judgement {
     /// The validator conforms on this case.
     Pass,

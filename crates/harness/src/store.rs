@@ -22,6 +22,7 @@ pub enum Store {
 
 /// What a path in the store names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Kind {
     /// A regular file.
     File,

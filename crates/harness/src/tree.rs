@@ -70,6 +70,7 @@ pub struct TreeSpec {
 /// What kind of filesystem entry a described entry is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum EntryKind {
     /// A regular file.
     File,

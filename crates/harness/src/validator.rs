@@ -9,6 +9,7 @@ use soulcheck_vocabulary::{Format, Verdict};
 
 /// The input handed to a validator.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum Input {
     /// One document: its exact bytes and the file name it would have on disk.
     Document {
@@ -56,6 +57,7 @@ pub struct Observation {
 
 /// The result of handing one request to a validator.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Outcome {
     /// The validator answered.
     Observed(Observation),

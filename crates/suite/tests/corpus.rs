@@ -187,7 +187,7 @@ fn case_trial(fixture: &Fixture, case: &Case) -> Result<(), Failed> {
     let report = Reference.report(&request)?;
     let source = match &*input {
         Input::Document { bytes, .. } => bytes.as_slice(),
-        Input::Tree { .. } => &[],
+        _ => &[],
     };
     let mut rendered = format!("{}\n\n", case.description);
     rendered.push_str(&report.render(source, case.input_name()));

@@ -1,0 +1,110 @@
+//! `soulcheck check`: one document or directory through the reference, printed as a human
+//! report with the source underlined, or as the protocol's JSON report (`--json`).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context as _, Result};
+use clap::Args;
+use soulcheck_reference::{detect_format, Context, Format, Input, Verdict};
+
+use crate::output;
+
+#[derive(Args)]
+pub struct CheckArgs {
+    /// The document or directory to check.
+    path: PathBuf,
+    /// Format to check as; detected from the name when absent.
+    #[arg(long, value_parser = crate::parse_format)]
+    format: Option<Format>,
+    /// Print the result as JSON (the protocol's report shape).
+    #[arg(long)]
+    json: bool,
+    /// The date (YYYY-MM-DD) or instant (RFC 3339) date-dependent rules use as "now".
+    #[arg(long)]
+    now: Option<String>,
+    /// The stored fingerprint to compare the document against (lowercase hex SHA-256).
+    #[arg(long)]
+    fingerprint: Option<String>,
+    /// Any other context entry, as KEY=VALUE; VALUE is read as JSON when it parses.
+    #[arg(long = "context", value_name = "KEY=VALUE")]
+    context: Vec<String>,
+    /// The whole context as one JSON object (entries of the other flags are added to it).
+    #[arg(long, value_name = "JSON")]
+    context_json: Option<String>,
+    /// Operation to run instead of plain validation (format-specific).
+    #[arg(long, default_value = "validate")]
+    operation: String,
+}
+
+pub fn check(args: CheckArgs) -> Result<ExitCode> {
+    let format = match args.format.or_else(|| detect_format(&args.path)) {
+        Some(format) => format,
+        None => bail!(
+            "cannot tell the format of {} from its name; pass --format ({})",
+            args.path.display(),
+            Format::ALL.map(Format::name).join(", ")
+        ),
+    };
+    let context = context(&args)?;
+    let origin = args.path.display().to_string();
+    let (report, source) = if args.path.is_dir() {
+        let report =
+            soulcheck_reference::check(format, &args.operation, Input::Tree(&args.path), &context)?;
+        (report, Vec::new())
+    } else {
+        let bytes = std::fs::read(&args.path).with_context(|| format!("cannot read {origin}"))?;
+        let name = args
+            .path
+            .file_name()
+            .and_then(|name| name.to_str())
+            .unwrap_or_default();
+        let input = Input::Document {
+            name,
+            bytes: &bytes,
+        };
+        let report = soulcheck_reference::check(format, &args.operation, input, &context)?;
+        (report, bytes)
+    };
+    let text = if args.json {
+        serde_json::to_string_pretty(&report.to_wire())? + "\n"
+    } else {
+        let mut text = report.render(&source, &origin);
+        if let Some(value) = &report.value {
+            text.push_str(&format!("value: {value}\n"));
+        }
+        text
+    };
+    output::print(&text)?;
+    Ok(match report.verdict() {
+        Verdict::Accept => ExitCode::SUCCESS,
+        Verdict::Reject => ExitCode::from(1),
+    })
+}
+
+/// The context rules see: `--context-json`, then `--now`, `--fingerprint` and each
+/// `--context KEY=VALUE` on top.
+fn context(args: &CheckArgs) -> Result<Context> {
+    let mut context = match &args.context_json {
+        Some(text) => match serde_json::from_str::<serde_json::Value>(text) {
+            Ok(serde_json::Value::Object(map)) => map,
+            _ => bail!("--context-json takes a JSON object"),
+        },
+        None => Context::new(),
+    };
+    if let Some(now) = &args.now {
+        context.insert("now".into(), now.clone().into());
+    }
+    if let Some(fingerprint) = &args.fingerprint {
+        context.insert("fingerprint".into(), fingerprint.clone().into());
+    }
+    for entry in &args.context {
+        let Some((key, value)) = entry.split_once('=') else {
+            bail!("--context takes KEY=VALUE, got {entry:?}");
+        };
+        let value = serde_json::from_str(value)
+            .unwrap_or_else(|_| serde_json::Value::String(value.to_owned()));
+        context.insert(key.to_owned(), value);
+    }
+    Ok(context)
+}

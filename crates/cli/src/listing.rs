@@ -1,0 +1,126 @@
+//! `soulcheck rules` and `soulcheck cases`: the catalogue and the corpus as text or JSON,
+//! and `soulcheck cases export`: the corpus as plain files for implementers who do not
+//! use this tool.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Args, Subcommand};
+use soulcheck_harness::{Case, Corpus};
+
+use crate::{load, output, Selection};
+
+#[derive(Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    selection: Selection,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct CasesArgs {
+    #[command(subcommand)]
+    command: Option<CasesCommand>,
+    #[command(flatten)]
+    list: ListArgs,
+}
+
+#[derive(Subcommand)]
+enum CasesCommand {
+    /// Write every case as plain files plus JSON metadata into DIR (which must be empty).
+    Export {
+        /// Target directory.
+        dir: PathBuf,
+        /// Corpus directory (default: $SOULCHECK_CORPUS, or the corpus built into this
+        /// binary).
+        #[arg(long)]
+        corpus: Option<PathBuf>,
+    },
+}
+
+pub fn rules(args: ListArgs) -> Result<ExitCode> {
+    let (_, catalogue) = load(&args.selection)?;
+    let formats = &args.selection.format;
+    let rules: Vec<_> = catalogue
+        .rules()
+        .filter(|rule| formats.is_empty() || formats.contains(&rule.format))
+        .collect();
+    let text = if args.json {
+        serde_json::to_string_pretty(&rules)? + "\n"
+    } else {
+        let mut text = String::new();
+        for rule in rules {
+            let _ = writeln!(
+                text,
+                "{:<48} {:<6} {:<7} {}",
+                rule.id, rule.level, rule.severity, rule.source
+            );
+            let _ = writeln!(text, "    {}", rule.requirement);
+            if let Some(decision) = &rule.decision {
+                let _ = writeln!(text, "    decision: {decision}");
+            }
+        }
+        text
+    };
+    output::print(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn cases(args: CasesArgs) -> Result<ExitCode> {
+    if let Some(CasesCommand::Export { dir, corpus }) = args.command {
+        let selection = Selection {
+            corpus,
+            format: Vec::new(),
+        };
+        let (corpus, catalogue) = load(&selection)?;
+        let count = soulcheck_harness::export::export(&corpus, &catalogue, &dir)?;
+        output::print(&format!("exported {count} cases to {}\n", dir.display()))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let (corpus, _) = load(&args.list.selection)?;
+    let cases = selected(&corpus, &args.list.selection.format);
+    let text = if args.list.json {
+        let list: Vec<serde_json::Value> = cases
+            .iter()
+            .map(|case| {
+                serde_json::json!({
+                    "id": case.id,
+                    "format": case.format,
+                    "operation": case.operation,
+                    "rules": case.rules,
+                    "verdict": case.verdict.name(),
+                    "description": case.description,
+                })
+            })
+            .collect();
+        serde_json::to_string_pretty(&list)? + "\n"
+    } else {
+        let mut text = String::new();
+        for case in cases {
+            let _ = writeln!(
+                text,
+                "{:<56} {:<24} {}",
+                case.name(),
+                case.verdict.name(),
+                case.description
+            );
+        }
+        text
+    };
+    output::print(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The cases of the selected formats (all when none is named), in corpus order.
+pub fn selected<'c>(corpus: &'c Corpus, formats: &[soulcheck_reference::Format]) -> Vec<&'c Case> {
+    corpus
+        .cases
+        .iter()
+        .filter(|case| formats.is_empty() || formats.contains(&case.format))
+        .collect()
+}
