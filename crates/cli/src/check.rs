@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context as _, Result};
 use clap::Args;
-use soulcheck_reference::{detect_format, Context, Format, Input, Verdict};
+use soulcheck_reference::{detect_format, Context, Format, Input, Profile, Verdict};
 
 use crate::output;
 
@@ -32,6 +32,10 @@ pub struct CheckArgs {
     /// The whole context as one JSON object (entries of the other flags are added to it).
     #[arg(long, value_name = "JSON")]
     context_json: Option<String>,
+    /// `strict`: apply the suite's protective choices too (the strict profile); the
+    /// default, `spec`, follows the spec's text where it is definite.
+    #[arg(long, default_value = "spec")]
+    profile: Profile,
     /// Operation to run instead of plain validation (format-specific).
     #[arg(long, default_value = "validate")]
     operation: String,
@@ -82,8 +86,8 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     })
 }
 
-/// The context rules see: `--context-json`, then `--now`, `--fingerprint` and each
-/// `--context KEY=VALUE` on top.
+/// The context rules see: `--context-json`, then `--now`, `--fingerprint`, `--profile`
+/// and each `--context KEY=VALUE` on top.
 fn context(args: &CheckArgs) -> Result<Context> {
     let mut context = match &args.context_json {
         Some(text) => match serde_json::from_str::<serde_json::Value>(text) {
@@ -97,6 +101,9 @@ fn context(args: &CheckArgs) -> Result<Context> {
     }
     if let Some(fingerprint) = &args.fingerprint {
         context.insert("fingerprint".into(), fingerprint.clone().into());
+    }
+    if args.profile != Profile::Spec {
+        context.insert("profile".into(), args.profile.name().into());
     }
     for entry in &args.context {
         let Some((key, value)) = entry.split_once('=') else {

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use soulcheck_harness::{Case, Corpus};
+use soulcheck_harness::{Case, Corpus, Profile};
 
 use crate::{load, output, Selection};
 
@@ -82,18 +82,27 @@ pub fn cases(args: CasesArgs) -> Result<ExitCode> {
         output::print(&format!("exported {count} cases to {}\n", dir.display()))?;
         return Ok(ExitCode::SUCCESS);
     }
-    let (corpus, _) = load(&args.list.selection)?;
+    let (corpus, catalogue) = load(&args.list.selection)?;
     let cases = selected(&corpus, &args.list.selection.format);
     let text = if args.list.json {
         let list: Vec<serde_json::Value> = cases
             .iter()
             .map(|case| {
+                let profile = if case.is_definite(Profile::Spec) {
+                    Profile::Spec
+                } else {
+                    Profile::Strict
+                };
                 serde_json::json!({
                     "id": case.id,
                     "format": case.format,
                     "operation": case.operation,
+                    "input": case.input_name(),
                     "rules": case.rules,
                     "verdict": case.verdict.name(),
+                    "strict_verdict": case.expectation(Profile::Strict).verdict.name(),
+                    "basis": catalogue.basis_of(case),
+                    "profile": profile,
                     "description": case.description,
                 })
             })

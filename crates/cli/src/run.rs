@@ -20,7 +20,7 @@ use soulcheck_harness::process::Limits;
 use soulcheck_harness::report::{badge, certificate, jsonl, junit, markdown, Summary};
 use soulcheck_harness::runner::{self, CaseResult, RunOptions};
 use soulcheck_harness::{
-    selfcheck, Case, Catalogue, Corpus, Implementation, Strictness, Validator,
+    selfcheck, Case, Catalogue, Corpus, Implementation, Profile, Strictness, Validator,
 };
 
 use crate::listing::selected;
@@ -45,6 +45,10 @@ pub struct RunArgs {
     /// (`'*.json'`: the JSON documents, for a validator that reads nothing else).
     #[arg(long = "input-name", value_name = "GLOB")]
     input_names: Vec<String>,
+    /// The expectations to judge by: `spec` (what the spec's text decides; the default)
+    /// or `strict` (plus the suite's protective choices, each a definite verdict).
+    #[arg(long, default_value = "spec")]
+    profile: Profile,
     /// Parallel jobs (default: the number of cores).
     #[arg(long)]
     jobs: Option<usize>,
@@ -257,6 +261,7 @@ fn open_report(
         implementation: implementation.clone(),
         settings: serde_json::json!({
             "strictness": subject.strictness,
+            "profile": args.profile,
             "timeout_seconds": args.timeout,
             "jobs": jobs,
             "formats": args.selection.format,
@@ -307,6 +312,7 @@ fn execute(
     };
     let options = RunOptions {
         jobs,
+        profile: args.profile,
         fail_fast: args.fail_fast,
         expectations,
         on_result: Some(&on_result),

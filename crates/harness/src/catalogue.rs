@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde::Serialize;
 use soulcheck_vocabulary::catalogue::{RuleEntry, RulesFile};
-use soulcheck_vocabulary::{Format, Level, Severity};
+use soulcheck_vocabulary::{Basis, Format, Level, Severity};
 
 use crate::store::Store;
 use crate::LoadError;
@@ -30,9 +30,27 @@ pub struct Rule {
     pub source: String,
     /// The requirement, in the project's own words.
     pub requirement: String,
+    /// What the rule's expectations rest on: the spec's text, the publisher's public
+    /// implementation, or a decision of this suite.
+    pub basis: Basis,
+    /// For an `upstream` rule: the implementation that decides it on every path.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upstream: Option<String>,
+    /// Why the rule's definite cases follow from its basis, in one sentence.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grounds: Option<String>,
     /// Where the spec is silent or ambiguous: the reading taken and why.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decision: Option<String>,
+    /// Applied only in the strict profile (the spec's text allows what it forbids).
+    pub strict: bool,
+}
+
+impl Rule {
+    /// Whether the rule may decide a definite verdict in the spec profile.
+    pub fn decides_spec_verdicts(&self) -> bool {
+        self.basis != Basis::Suite && !self.strict
+    }
 }
 
 /// Every rule of every loaded format, by ID.
@@ -109,6 +127,29 @@ impl Catalogue {
                 format!("rule `{}` is defined twice", entry.id),
             ));
         }
+        let blank =
+            |text: &Option<String>| text.as_deref().is_none_or(|text| text.trim().is_empty());
+        let missing = match entry.basis {
+            Basis::Upstream if blank(&entry.upstream) => {
+                Some("an `upstream` rule names the implementation in `upstream`")
+            }
+            Basis::Suite if blank(&entry.decision) => {
+                Some("a `suite` rule records its reading and reason in `decision`")
+            }
+            Basis::Spec | Basis::Upstream if entry.strict => Some(
+                "only a `suite` rule can be `strict`: the spec's own rules apply in every profile",
+            ),
+            _ if entry.upstream.is_some() && entry.basis != Basis::Upstream => {
+                Some("`upstream` belongs to rules whose basis is `upstream`")
+            }
+            _ => None,
+        };
+        if let Some(message) = missing {
+            return Err(LoadError::invalid(
+                path,
+                format!("rule `{}`: {message}", entry.id),
+            ));
+        }
         let rule = Rule {
             id: entry.id.clone(),
             format,
@@ -116,10 +157,25 @@ impl Catalogue {
             severity: entry.severity,
             source: format!("{spec} § {}", entry.section),
             requirement: entry.requirement,
+            basis: entry.basis,
+            upstream: entry.upstream,
+            grounds: entry.grounds,
             decision: entry.decision,
+            strict: entry.strict,
         };
         self.rules.insert(entry.id, rule);
         Ok(())
+    }
+
+    /// What a case's spec-profile expectation rests on: the weakest basis among the
+    /// rules it names (a strict-only rule counts as `suite`).
+    pub fn basis_of(&self, case: &crate::Case) -> Basis {
+        case.spec_rules()
+            .into_iter()
+            .filter_map(|id| self.get(id))
+            .map(|rule| if rule.strict { Basis::Suite } else { rule.basis })
+            .max()
+            .unwrap_or(Basis::Spec)
     }
 
     /// The rule with this ID, if catalogued.

@@ -10,7 +10,7 @@ use std::fmt;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use soulcheck_vocabulary::{Location, Verdict};
+use soulcheck_vocabulary::{Location, Profile, Verdict};
 
 use crate::store::{Kind, Store, StoreDir};
 use crate::tree::{TreeSpec, TreeTable};
@@ -61,6 +61,11 @@ impl ExpectedVerdict {
         }
     }
 
+    /// Whether the verdict is definite (not implementation-defined).
+    pub fn is_definite(&self) -> bool {
+        !matches!(self, ExpectedVerdict::ImplementationDefined { .. })
+    }
+
     /// The short name used in case files and reports.
     pub fn name(&self) -> &'static str {
         match self {
@@ -104,6 +109,18 @@ impl fmt::Display for ExpectedDiagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} {} at {}", self.severity, self.rule, self.location)
     }
+}
+
+/// What a case expects of a validator in one profile.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Expectation {
+    /// The verdict.
+    pub verdict: ExpectedVerdict,
+    /// The diagnostics a validator must report (a multiset).
+    pub diagnostics: Vec<ExpectedDiagnostic>,
+    /// The diagnostics it may report or leave out.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub optional: Vec<ExpectedDiagnostic>,
 }
 
 /// How a case's input bytes are obtained.
@@ -239,6 +256,15 @@ pub struct Case {
     pub verdict: ExpectedVerdict,
     /// The expected diagnostics, as a multiset of rule, severity and location.
     pub diagnostics: Vec<ExpectedDiagnostic>,
+    /// Diagnostics a validator may report or leave out (a key that is also a string, a
+    /// second reading of the same defect); the reference reports them.
+    pub optional: Vec<ExpectedDiagnostic>,
+    /// What the strict profile expects instead, where it differs from the spec profile's
+    /// definite verdict (a case whose only verdict comes from the suite's protective
+    /// choices). Without it, the strict profile expects the spec profile's verdict, or the
+    /// reference's choice where that is implementation-defined.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub strict: Option<Expectation>,
     /// When true, a validator other than the reference is judged on its verdict alone,
     /// because a different set of correct diagnostics is possible (resource limits).
     pub verdict_only: bool,
@@ -283,6 +309,17 @@ struct CaseFile {
     deviations: Vec<String>,
     #[serde(default, rename = "diagnostic")]
     diagnostics: Vec<DiagnosticEntry>,
+    #[serde(default)]
+    strict: Option<StrictTable>,
+}
+
+/// The `[strict]` table of `case.toml`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StrictTable {
+    verdict: VerdictName,
+    #[serde(default, rename = "diagnostic")]
+    diagnostics: Vec<DiagnosticEntry>,
 }
 
 fn default_operation() -> String {
@@ -310,6 +347,40 @@ struct DiagnosticEntry {
     line: Option<u32>,
     #[serde(default)]
     column: Option<u32>,
+    #[serde(default)]
+    optional: bool,
+}
+
+impl DiagnosticEntry {
+    fn expected(self) -> ExpectedDiagnostic {
+        ExpectedDiagnostic {
+            rule: self.rule,
+            severity: self.severity,
+            location: Location {
+                pointer: self.pointer,
+                line: self.line,
+                column: self.column,
+            },
+        }
+    }
+}
+
+/// Splits `[[diagnostic]]` entries into the required and the optional ones.
+fn split_diagnostics(
+    entries: Vec<DiagnosticEntry>,
+) -> (Vec<ExpectedDiagnostic>, Vec<ExpectedDiagnostic>) {
+    let (optional, required): (Vec<_>, Vec<_>) =
+        entries.into_iter().partition(|entry| entry.optional);
+    (
+        required
+            .into_iter()
+            .map(DiagnosticEntry::expected)
+            .collect(),
+        optional
+            .into_iter()
+            .map(DiagnosticEntry::expected)
+            .collect(),
+    )
 }
 
 fn default_severity() -> Severity {
@@ -409,19 +480,29 @@ impl Case {
             }
         };
 
-        let diagnostics = file
-            .diagnostics
-            .into_iter()
-            .map(|entry| ExpectedDiagnostic {
-                rule: entry.rule,
-                severity: entry.severity,
-                location: Location {
-                    pointer: entry.pointer,
-                    line: entry.line,
-                    column: entry.column,
-                },
-            })
-            .collect();
+        let (diagnostics, optional) = split_diagnostics(file.diagnostics);
+        let strict = match file.strict {
+            None => None,
+            Some(table) => {
+                let verdict = match table.verdict {
+                    VerdictName::Accept => ExpectedVerdict::Accept,
+                    VerdictName::AcceptWithWarnings => ExpectedVerdict::AcceptWithWarnings,
+                    VerdictName::Reject => ExpectedVerdict::Reject,
+                    VerdictName::ImplementationDefined => {
+                        return Err(LoadError::invalid(
+                            &path,
+                            "the strict profile's verdict is definite: accept, accept-with-warnings or reject",
+                        ))
+                    }
+                };
+                let (diagnostics, optional) = split_diagnostics(table.diagnostics);
+                Some(Expectation {
+                    verdict,
+                    diagnostics,
+                    optional,
+                })
+            }
+        };
 
         let context = serde_json::to_value(file.context)
             .ok()
@@ -444,6 +525,8 @@ impl Case {
             input,
             verdict,
             diagnostics,
+            optional,
+            strict,
             verdict_only: file.verdict_only,
             value,
             context,
@@ -493,17 +576,69 @@ impl Case {
         }
     }
 
-    /// Every rule named by the case: its `rules` plus the rules of its diagnostics.
+    /// Every rule named by the case: its `rules` plus the rules of its diagnostics in
+    /// either profile.
     pub fn all_rules(&self) -> BTreeSet<&str> {
+        let strict = self
+            .strict
+            .iter()
+            .flat_map(|strict| strict.diagnostics.iter().chain(&strict.optional));
         self.rules
             .iter()
             .map(String::as_str)
             .chain(
                 self.diagnostics
                     .iter()
+                    .chain(&self.optional)
+                    .chain(strict)
                     .map(|diagnostic| diagnostic.rule.as_str()),
             )
             .collect()
+    }
+
+    /// The rules the spec profile's expectation rests on: `rules` and the spec
+    /// profile's diagnostics (the `[strict]` table's own diagnostics excluded).
+    pub fn spec_rules(&self) -> BTreeSet<&str> {
+        self.rules
+            .iter()
+            .map(String::as_str)
+            .chain(
+                self.diagnostics
+                    .iter()
+                    .chain(&self.optional)
+                    .map(|diagnostic| diagnostic.rule.as_str()),
+            )
+            .collect()
+    }
+
+    /// What a validator is expected to do in `profile`.
+    pub fn expectation(&self, profile: Profile) -> Expectation {
+        match (profile, &self.strict, &self.verdict) {
+            (Profile::Strict, Some(strict), _) => strict.clone(),
+            // The strict profile takes the reference's choice as the definite verdict.
+            (Profile::Strict, None, ExpectedVerdict::ImplementationDefined { reference, .. }) => {
+                let verdict = match reference {
+                    Verdict::Reject => ExpectedVerdict::Reject,
+                    Verdict::Accept if self.diagnostics.is_empty() => ExpectedVerdict::Accept,
+                    Verdict::Accept => ExpectedVerdict::AcceptWithWarnings,
+                };
+                Expectation {
+                    verdict,
+                    diagnostics: self.diagnostics.clone(),
+                    optional: self.optional.clone(),
+                }
+            }
+            _ => Expectation {
+                verdict: self.verdict.clone(),
+                diagnostics: self.diagnostics.clone(),
+                optional: self.optional.clone(),
+            },
+        }
+    }
+
+    /// Whether the case has a definite verdict in `profile`.
+    pub fn is_definite(&self, profile: Profile) -> bool {
+        self.expectation(profile).verdict.is_definite()
     }
 }
 

@@ -27,10 +27,12 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 pub use catalogue::{Catalogue, Rule};
-pub use corpus::{Case, Corpus, ExpectedDiagnostic, ExpectedVerdict, InputSource};
+pub use corpus::{Case, Corpus, Expectation, ExpectedDiagnostic, ExpectedVerdict, InputSource};
 pub use runner::{CaseResult, Judgement, PreparedInput, Strictness};
 pub use soulcheck_vocabulary::wire::{Diagnostic, Implementation};
-pub use soulcheck_vocabulary::{Context, Format, Level, Location, Severity, Verdict};
+pub use soulcheck_vocabulary::{
+    Basis, Context, Format, Level, Location, Profile, Severity, Verdict,
+};
 pub use validator::{Input, Observation, Outcome, Request, Validator};
 
 /// Failure to load or materialise part of the corpus.

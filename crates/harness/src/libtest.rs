@@ -32,6 +32,7 @@ use crate::runner::{run_case, Judgement, Strictness};
 use crate::store::Store;
 use crate::validator::Validator;
 use crate::LoadError;
+use soulcheck_vocabulary::Profile;
 
 /// Certifies `validator` against the corpus in `files` (normally
 /// `soulcheck_corpus::CASES`) as `cargo test` trials, with the command line's test
@@ -51,6 +52,7 @@ pub struct Certification {
     validator: Arc<dyn Validator>,
     store: Option<Store>,
     expectations: Option<std::path::PathBuf>,
+    profile: Profile,
 }
 
 impl Certification {
@@ -60,7 +62,14 @@ impl Certification {
             validator: Arc::new(validator),
             store: None,
             expectations: None,
+            profile: Profile::Spec,
         }
+    }
+
+    /// The profile to judge by (default: `spec`).
+    pub fn profile(mut self, profile: Profile) -> Certification {
+        self.profile = profile;
+        self
     }
 
     /// The corpus to run: `Store::Embedded(&soulcheck_corpus::CASES)`, or a `cases/`
@@ -107,6 +116,7 @@ impl Certification {
             &corpus,
             &catalogue,
             expectations.as_ref(),
+            self.profile,
         ))
     }
 }
@@ -117,6 +127,7 @@ fn trials(
     corpus: &Arc<Corpus>,
     catalogue: &Arc<Catalogue>,
     expectations: Option<&Arc<Expectations>>,
+    profile: Profile,
 ) -> Vec<Trial> {
     let implementation = validator.implementation();
     (0..corpus.cases.len())
@@ -138,6 +149,7 @@ fn trials(
                     case,
                     &catalogue,
                     Strictness::Conformance,
+                    profile,
                 );
                 let mut result = crate::runner::CaseResult {
                     name,

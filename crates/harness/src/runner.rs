@@ -1,6 +1,6 @@
 //! Runs cases against a validator and judges each outcome against the case's expectation.
 
-use soulcheck_vocabulary::{Severity, Verdict};
+use soulcheck_vocabulary::{Context, Profile, Severity, Verdict};
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::catalogue::Catalogue;
-use crate::corpus::{Case, ExpectedDiagnostic, ExpectedVerdict};
+use crate::corpus::{Case, Expectation, ExpectedDiagnostic};
 use crate::expectations::Expectations;
 use crate::tree::{materialise_temp, Materialised};
 use crate::validator::{Input, Observation, Outcome, Request, Validator};
@@ -245,6 +245,7 @@ pub fn run_case(
     case: &Case,
     catalogue: &Catalogue,
     strictness: Strictness,
+    profile: Profile,
 ) -> CaseRun {
     let input = match prepare_input(case) {
         Ok(input) => input,
@@ -256,12 +257,14 @@ pub fn run_case(
             }
         }
     };
+    let context = profile_context(&case.context, profile);
     let request = Request {
         case_id: &case.id,
         format: case.format,
         operation: &case.operation,
         input: input.input(),
-        context: &case.context,
+        context: &context,
+        profile,
     };
     let started = Instant::now();
     let outcome =
@@ -276,7 +279,7 @@ pub fn run_case(
             }
         });
     let duration = started.elapsed();
-    let judgement = judge(case, &outcome, catalogue, strictness);
+    let judgement = judge(case, &outcome, catalogue, strictness, profile);
     let actual = match outcome {
         Outcome::Observed(observation) => Some(observation),
         _ => None,
@@ -286,6 +289,16 @@ pub fn run_case(
         duration,
         actual,
     }
+}
+
+/// The context a validator sees: the case's, plus `"profile": "strict"` in a strict run,
+/// so a validator behind the protocol learns the profile the way it learns the clock.
+pub fn profile_context(context: &Context, profile: Profile) -> Context {
+    let mut context = context.clone();
+    if profile != Profile::Spec {
+        context.insert("profile".to_owned(), profile.name().into());
+    }
+    context
 }
 
 /// What running one case produced.
@@ -299,12 +312,13 @@ pub struct CaseRun {
     pub actual: Option<Observation>,
 }
 
-/// Judges an outcome against a case's expectation.
+/// Judges an outcome against a case's expectation in `profile`.
 pub fn judge(
     case: &Case,
     outcome: &Outcome,
     catalogue: &Catalogue,
     strictness: Strictness,
+    profile: Profile,
 ) -> Judgement {
     let observation = match outcome {
         Outcome::Observed(observation) => observation,
@@ -333,21 +347,23 @@ pub fn judge(
             };
         }
     }
+    let expectation = case.expectation(profile);
     let verdict_ok = match strictness {
-        Strictness::Reference => observation.verdict == case.verdict.reference_verdict(),
-        Strictness::Conformance => case.verdict.allows(observation.verdict),
+        Strictness::Reference => observation.verdict == expectation.verdict.reference_verdict(),
+        Strictness::Conformance => expectation.verdict.allows(observation.verdict),
     };
     if !verdict_ok {
         return Judgement::WrongVerdict {
-            expected: case.verdict.to_string(),
+            expected: expectation.verdict.to_string(),
             actual: observation.verdict,
         };
     }
-    compare_diagnostics(case, observation, catalogue, strictness)
+    compare_diagnostics(case, &expectation, observation, catalogue, strictness)
 }
 
 fn compare_diagnostics(
     case: &Case,
+    expectation: &Expectation,
     observation: &Observation,
     catalogue: &Catalogue,
     strictness: Strictness,
@@ -361,19 +377,32 @@ fn compare_diagnostics(
         }
         (None, Strictness::Conformance) => return Judgement::Pass,
     };
-    if strictness == Strictness::Conformance {
-        let other_choice = matches!(case.verdict, ExpectedVerdict::ImplementationDefined { reference, .. } if reference != observation.verdict);
-        if case.verdict_only || other_choice {
-            return Judgement::Pass;
-        }
+    // Another validator's diagnostics are compared only where the verdict is definite:
+    // an implementation-defined verdict rests on a decision of this suite, and so do the
+    // diagnostics that come with it.
+    if strictness == Strictness::Conformance
+        && (case.verdict_only || !expectation.verdict.is_definite())
+    {
+        return Judgement::Pass;
     }
     let mut expected: BTreeMap<ExpectedDiagnostic, usize> = BTreeMap::new();
-    for diagnostic in &case.diagnostics {
+    for diagnostic in &expectation.diagnostics {
         *expected.entry(diagnostic.clone()).or_default() += 1;
     }
-    let expected_rules: BTreeSet<(&str, Severity)> = case
+    // The reference must report its optional diagnostics too; another validator may
+    // report each of them or not.
+    let mut optional: BTreeMap<ExpectedDiagnostic, usize> = BTreeMap::new();
+    for diagnostic in &expectation.optional {
+        let slot = match strictness {
+            Strictness::Reference => &mut expected,
+            Strictness::Conformance => &mut optional,
+        };
+        *slot.entry(diagnostic.clone()).or_default() += 1;
+    }
+    let expected_rules: BTreeSet<(&str, Severity)> = expectation
         .diagnostics
         .iter()
+        .chain(&expectation.optional)
         .map(|diagnostic| (diagnostic.rule.as_str(), diagnostic.severity))
         .collect();
     let mut unexpected = Vec::new();
@@ -386,6 +415,10 @@ fn compare_diagnostics(
             severity: diagnostic.severity,
             location: diagnostic.location.clone().unwrap_or_default(),
         };
+        if let Some(count) = optional.get_mut(&key).filter(|count| **count > 0) {
+            *count -= 1;
+            continue;
+        }
         match expected.get_mut(&key) {
             Some(count) if *count > 0 => *count -= 1,
             _ => {
@@ -437,6 +470,8 @@ fn compare_diagnostics(
 pub struct RunOptions<'a> {
     /// Parallel workers (at least one).
     pub jobs: usize,
+    /// The profile whose expectations judge the run.
+    pub profile: Profile,
     /// Stop scheduling new cases after the first failure.
     pub fail_fast: bool,
     /// Known failures to re-judge results against.
@@ -466,7 +501,7 @@ pub fn run_all(
                 }
                 let index = next.fetch_add(1, Ordering::Relaxed);
                 let Some(case) = cases.get(index) else { break };
-                let run = run_case(validator, case, catalogue, strictness);
+                let run = run_case(validator, case, catalogue, strictness, options.profile);
                 let mut result = CaseResult {
                     name: case.name(),
                     index,

@@ -1,12 +1,12 @@
 //! The corpus self-check: the corpus must be well formed before any validator is judged
 //! against it. `cargo test` runs it as a trial of its own.
 
-use soulcheck_vocabulary::{Level, Severity, Verdict};
+use soulcheck_vocabulary::{Level, Profile, Severity, Verdict};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use crate::catalogue::Catalogue;
-use crate::corpus::{Corpus, ExpectedVerdict, InputSource};
+use crate::corpus::{Corpus, Expectation, ExpectedVerdict, InputSource};
 
 /// One defect found in the corpus.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,7 +89,16 @@ pub fn check(corpus: &Corpus, catalogue: &Catalogue) -> Vec<Problem> {
                 Some(_) => {}
             }
         }
-        for diagnostic in &case.diagnostics {
+        let strict_diagnostics = case
+            .strict
+            .iter()
+            .flat_map(|strict| strict.diagnostics.iter().chain(&strict.optional));
+        for diagnostic in case
+            .diagnostics
+            .iter()
+            .chain(&case.optional)
+            .chain(strict_diagnostics)
+        {
             if !case.rules.contains(&diagnostic.rule) {
                 problem(format!(
                     "diagnostic rule `{}` is missing from `rules`",
@@ -97,25 +106,49 @@ pub fn check(corpus: &Corpus, catalogue: &Catalogue) -> Vec<Problem> {
                 ));
             }
         }
-        let errors = case
-            .diagnostics
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
-            .count();
-        let warnings = case.diagnostics.len() - errors;
-        let consistent = match &case.verdict {
-            ExpectedVerdict::Accept => case.diagnostics.is_empty(),
-            ExpectedVerdict::AcceptWithWarnings => errors == 0 && warnings > 0,
-            ExpectedVerdict::Reject => errors > 0,
-            ExpectedVerdict::ImplementationDefined { allowed, reference } => {
-                allowed.len() > 1 && ((*reference == Verdict::Reject) == (errors > 0))
+        let spec = case.expectation(Profile::Spec);
+        if let Some(message) = inconsistency(&spec) {
+            problem(message);
+        }
+        if let Some(strict) = &case.strict {
+            if let Some(message) = inconsistency(strict) {
+                problem(format!("[strict]: {message}"));
             }
-        };
-        if !consistent {
-            problem(format!(
-                "verdict {} does not agree with the expected diagnostics ({errors} errors, {warnings} warnings)",
-                case.verdict
-            ));
+            if *strict == case.expectation(Profile::Spec) {
+                problem(
+                    "the [strict] table repeats the spec profile's expectation; drop it".to_owned(),
+                );
+            }
+        }
+        // Only the spec's text (or a uniform upstream shape) may fail a validator: a
+        // definite verdict in the spec profile rests on such rules alone.
+        if spec.verdict.is_definite() {
+            for rule in case.spec_rules() {
+                if let Some(found) = catalogue
+                    .get(rule)
+                    .filter(|rule| !rule.decides_spec_verdicts())
+                {
+                    let why = if found.strict {
+                        "applies in the strict profile only"
+                    } else {
+                        "is a decision of this suite"
+                    };
+                    problem(format!(
+                        "the definite verdict rests on `{rule}`, which {why}: make the case implementation-defined, or give the strict profile's expectation in a [strict] table"
+                    ));
+                }
+            }
+        }
+        for diagnostic in spec.diagnostics.iter().chain(&spec.optional) {
+            if catalogue
+                .get(&diagnostic.rule)
+                .is_some_and(|rule| rule.strict)
+            {
+                problem(format!(
+                    "`{}` applies in the strict profile only; its diagnostics belong in the [strict] table",
+                    diagnostic.rule
+                ));
+            }
         }
         match (case.operation.as_str(), &case.value) {
             ("validate", Some(_)) => problem("a `validate` case has no `value`".to_owned()),
@@ -152,14 +185,29 @@ pub fn check(corpus: &Corpus, catalogue: &Catalogue) -> Vec<Problem> {
             },
         }
 
-        let definite = !matches!(case.verdict, ExpectedVerdict::ImplementationDefined { .. });
-        let fired: BTreeSet<&str> = case.diagnostics.iter().map(|d| d.rule.as_str()).collect();
+        // Coverage counts the profile in which a rule decides verdicts: the spec profile
+        // for the spec's own rules, the strict profile for the suite's.
         for rule in &case.rules {
             if case.operation != "validate" {
                 *operations.entry(rule).or_default() += 1;
-            } else if definite && fired.contains(rule.as_str()) {
+                continue;
+            }
+            let profile = match catalogue.get(rule) {
+                Some(found) if found.decides_spec_verdicts() => Profile::Spec,
+                _ => Profile::Strict,
+            };
+            let expectation = case.expectation(profile);
+            if !expectation.verdict.is_definite() {
+                continue;
+            }
+            let fired = expectation
+                .diagnostics
+                .iter()
+                .chain(&expectation.optional)
+                .any(|diagnostic| diagnostic.rule == *rule);
+            if fired {
                 *triggered.entry(rule).or_default() += 1;
-            } else if definite {
+            } else {
                 *passed.entry(rule).or_default() += 1;
             }
         }
@@ -193,6 +241,34 @@ pub fn check(corpus: &Corpus, catalogue: &Catalogue) -> Vec<Problem> {
         }
     }
     problems
+}
+
+/// Why an expectation's verdict disagrees with its diagnostics, if it does.
+fn inconsistency(expectation: &Expectation) -> Option<String> {
+    let count = |list: &[crate::ExpectedDiagnostic], severity| {
+        list.iter().filter(|d| d.severity == severity).count()
+    };
+    let errors = count(&expectation.diagnostics, Severity::Error);
+    let warnings = count(&expectation.diagnostics, Severity::Warning);
+    let optional_errors = count(&expectation.optional, Severity::Error);
+    let consistent = match &expectation.verdict {
+        ExpectedVerdict::Accept => {
+            expectation.diagnostics.is_empty() && expectation.optional.is_empty()
+        }
+        ExpectedVerdict::AcceptWithWarnings => errors == 0 && optional_errors == 0 && warnings > 0,
+        ExpectedVerdict::Reject => errors > 0,
+        ExpectedVerdict::ImplementationDefined { allowed, reference } => {
+            allowed.len() > 1
+                && ((*reference == Verdict::Reject) == (errors > 0))
+                && (optional_errors == 0 || errors > 0)
+        }
+    };
+    (!consistent).then(|| {
+        format!(
+            "verdict {} does not agree with the expected diagnostics ({errors} errors, {warnings} warnings, {optional_errors} optional errors)",
+            expectation.verdict
+        )
+    })
 }
 
 fn contains_word(haystack: &str, word: &str) -> bool {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 pub use soulcheck_vocabulary::wire::{Diagnostic, Implementation};
-use soulcheck_vocabulary::{Format, Verdict};
+use soulcheck_vocabulary::{Format, Profile, Verdict};
 
 /// The input handed to a validator.
 #[derive(Debug, Clone)]
@@ -40,6 +40,9 @@ pub struct Request<'a> {
     pub input: &'a Input,
     /// Extra inputs the rules need (a fixed "now", a stored fingerprint, ...).
     pub context: &'a serde_json::Map<String, serde_json::Value>,
+    /// The profile the run judges by: a validator with a strict mode applies it when
+    /// asked for `strict`.
+    pub profile: Profile,
 }
 
 /// What a validator said about one input.

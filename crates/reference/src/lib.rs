@@ -19,7 +19,18 @@ use std::path::Path;
 
 pub use diagnostic::{Diagnostic, Format, Location, Report, Severity, Span, Verdict};
 
-pub use soulcheck_vocabulary::Context;
+pub use soulcheck_vocabulary::{Context, Profile};
+
+/// The profile a check runs in. A context holding `"profile": "strict"` asks for the
+/// suite's protective choices on top of the spec (rules marked `strict` in the
+/// catalogue); without it, or with any other value, the reference follows the spec's text
+/// where the text is definite.
+pub fn profile(context: &Context) -> Profile {
+    match context.get("profile").and_then(serde_json::Value::as_str) {
+        Some("strict") => Profile::Strict,
+        _ => Profile::Spec,
+    }
+}
 
 /// What the reference is asked to check.
 #[derive(Debug, Clone, Copy)]

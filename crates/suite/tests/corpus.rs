@@ -14,9 +14,10 @@ use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use soulcheck::Reference;
-use soulcheck_harness::runner::{judge, prepare_input};
+use soulcheck_harness::runner::{judge, prepare_input, profile_context};
 use soulcheck_harness::{
-    selfcheck, Case, Catalogue, Corpus, Input, Outcome, Request, Strictness, Validator,
+    selfcheck, Case, Catalogue, Context, Corpus, Input, Outcome, Profile, Request, Strictness,
+    Validator,
 };
 
 fn workspace() -> PathBuf {
@@ -85,20 +86,35 @@ fn every_rule_emitted(fixture: &Fixture) -> Result<(), Failed> {
         let Ok(input) = prepare_input(case) else {
             continue;
         };
-        let Ok(report) = Reference.report(&request(case, &input)) else {
-            continue;
-        };
-        for diagnostic in &report.diagnostics {
-            let rule = diagnostic.rule.id;
-            match fixture.catalogue.get(rule) {
-                Some(found) if found.format == case.format => {}
-                _ => problems.push(format!(
-                    "{}: emits {rule}, not a rule of {}",
-                    case.name(),
-                    case.format
-                )),
+        for profile in Profile::ALL {
+            let context = profile_context(&case.context, profile);
+            let Ok(report) = Reference.report(&request(case, &input, &context, profile)) else {
+                continue;
+            };
+            for diagnostic in &report.diagnostics {
+                let rule = diagnostic.rule.id;
+                match fixture.catalogue.get(rule) {
+                    Some(found) if found.format == case.format => {}
+                    _ => problems.push(format!(
+                        "{}: emits {rule}, not a rule of {}",
+                        case.name(),
+                        case.format
+                    )),
+                }
+                // A strict-only rule must stay silent in the spec profile.
+                if profile == Profile::Spec
+                    && fixture
+                        .catalogue
+                        .get(rule)
+                        .is_some_and(|found| found.strict)
+                {
+                    problems.push(format!(
+                        "{}: emits {rule} in the spec profile, but the rule is strict-only",
+                        case.name()
+                    ));
+                }
+                emitted.insert(rule.to_owned());
             }
-            emitted.insert(rule.to_owned());
         }
     }
     let operation_rules: BTreeSet<&str> = fixture
@@ -159,40 +175,73 @@ fn no_orphan_snapshots(fixture: &Fixture) -> Result<(), Failed> {
     }
 }
 
-fn request<'a>(case: &'a Case, input: &'a Input) -> Request<'a> {
+fn request<'a>(
+    case: &'a Case,
+    input: &'a Input,
+    context: &'a Context,
+    profile: Profile,
+) -> Request<'a> {
     Request {
         case_id: &case.id,
         format: case.format,
         operation: &case.operation,
         input,
-        context: &case.context,
+        context,
+        profile,
     }
 }
 
-/// One case: the reference's verdict and diagnostics match the case, and its rendering
-/// matches the snapshot.
+/// One case in both profiles: the reference's verdict and diagnostics match the case's
+/// expectation in each, and its rendering matches the snapshot (the spec profile's, then
+/// the strict profile's where that differs).
 fn case_trial(fixture: &Fixture, case: &Case) -> Result<(), Failed> {
     let input = prepare_input(case)?;
-    let request = request(case, &input);
-    let outcome = Reference.run(&request);
-    let judgement = judge(case, &outcome, &fixture.catalogue, Strictness::Reference);
-    if !judgement.is_pass() {
-        if let Outcome::Skipped { reason } = &outcome {
-            return Err(
-                format!("the reference must implement every corpus format: {reason}").into(),
-            );
-        }
-        return Err(format!("{}\n{}", case.description, judgement.explain()).into());
-    }
-    let report = Reference.report(&request)?;
     let source = match &*input {
         Input::Document { bytes, .. } => bytes.as_slice(),
         _ => &[],
     };
     let mut rendered = format!("{}\n\n", case.description);
-    rendered.push_str(&report.render(source, case.input_name()));
-    if let Some(value) = &report.value {
-        rendered.push_str(&format!("value: {value}\n"));
+    let mut spec_rendering = None;
+    for profile in Profile::ALL {
+        let context = profile_context(&case.context, profile);
+        let request = request(case, &input, &context, profile);
+        let outcome = Reference.run(&request);
+        let judgement = judge(
+            case,
+            &outcome,
+            &fixture.catalogue,
+            Strictness::Reference,
+            profile,
+        );
+        if !judgement.is_pass() {
+            if let Outcome::Skipped { reason } = &outcome {
+                return Err(
+                    format!("the reference must implement every corpus format: {reason}").into(),
+                );
+            }
+            return Err(format!(
+                "{}\nin the {profile} profile: {}",
+                case.description,
+                judgement.explain()
+            )
+            .into());
+        }
+        let report = Reference.report(&request)?;
+        let mut text = report.render(source, case.input_name());
+        if let Some(value) = &report.value {
+            text.push_str(&format!("value: {value}\n"));
+        }
+        match &spec_rendering {
+            None => {
+                rendered.push_str(&text);
+                spec_rendering = Some(text);
+            }
+            Some(spec) if *spec == text => {}
+            Some(_) => {
+                rendered.push_str(&format!("\n--- in the {profile} profile\n"));
+                rendered.push_str(&text);
+            }
+        }
     }
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(snapshot_dir().join(case.format.name()));

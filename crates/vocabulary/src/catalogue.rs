@@ -5,7 +5,7 @@
 use serde::Deserialize;
 
 use crate::format::Format;
-use crate::terms::{Level, Severity};
+use crate::terms::{Basis, Level, Severity};
 
 /// One `rules.toml`: the rules of one format.
 #[derive(Debug, Clone, Deserialize)]
@@ -34,9 +34,24 @@ pub struct RuleEntry {
     pub section: String,
     /// The requirement, in the project's own words.
     pub requirement: String,
-    /// Where the spec is silent or ambiguous: the reading taken and why.
+    /// What the rule's expectations rest on.
+    pub basis: Basis,
+    /// For an `upstream` rule: which public implementation decides it, and that it does
+    /// so the same way on every path.
+    #[serde(default)]
+    pub upstream: Option<String>,
+    /// One sentence justifying the rule's definite cases against its basis (which words
+    /// of the section decide them), for `spec` and `upstream` rules.
+    #[serde(default)]
+    pub grounds: Option<String>,
+    /// Where the spec is silent or ambiguous: the reading taken and why. Required for a
+    /// `suite` rule.
     #[serde(default)]
     pub decision: Option<String>,
+    /// Only the strict profile applies this rule: the spec's text allows what it forbids,
+    /// so the reference applies it only when asked for the strict profile.
+    #[serde(default)]
+    pub strict: bool,
 }
 
 impl RulesFile {

@@ -1,7 +1,7 @@
 //! soulcheck-vocabulary: the words every part of soulcheck shares, defined once.
 //!
 //! - [`Format`]: the formats under test, named the same way everywhere;
-//! - [`Level`], [`Severity`], [`Verdict`]: the terms of judgement;
+//! - [`Level`], [`Severity`], [`Verdict`], [`Basis`], [`Profile`]: the terms of judgement;
 //! - [`Location`]: where a diagnostic points;
 //! - [`catalogue`]: the file model of a rule catalogue;
 //! - [`wire`]: the validator protocol's messages and the `check --json` report.
@@ -18,5 +18,5 @@ pub mod wire;
 
 pub use format::{Format, UnknownFormat};
 pub use location::Location;
-pub use terms::{Level, Severity, Verdict};
+pub use terms::{Basis, Level, Profile, Severity, Verdict};
 pub use wire::Context;

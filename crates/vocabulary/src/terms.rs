@@ -70,3 +70,77 @@ impl fmt::Display for Verdict {
         })
     }
 }
+
+/// What a rule's expectations rest on. Only the first two can fail a validator: a case
+/// may have a definite verdict, and its diagnostics may be compared, only where a `spec`
+/// or `upstream` rule decides them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Basis {
+    /// The spec's text decides it (the rule names the section).
+    Spec,
+    /// The spec names the thing but not its shape, and the publisher's public
+    /// implementation decides it the same way on every one of its code paths (the rule
+    /// names the implementation).
+    Upstream,
+    /// A decision of this suite where the spec is silent or ambiguous (the rule records
+    /// it and its reason); its cases are implementation-defined, or belong to the strict
+    /// profile.
+    Suite,
+}
+
+impl fmt::Display for Basis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Basis::Spec => "spec",
+            Basis::Upstream => "upstream",
+            Basis::Suite => "suite",
+        })
+    }
+}
+
+/// Which expectations a run judges by.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Profile {
+    /// What the spec's text (and the public implementations' uniform shapes) decide;
+    /// everything else is implementation-defined. Certification judges this by default.
+    #[default]
+    Spec,
+    /// The spec profile plus the suite's protective choices (C1 controls, homoglyphs in
+    /// markers, path collisions, ...), each a definite verdict. The reference passes it;
+    /// a tool may opt in.
+    Strict,
+}
+
+impl Profile {
+    /// Both profiles, the default first.
+    pub const ALL: [Profile; 2] = [Profile::Spec, Profile::Strict];
+
+    /// The profile's name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Spec => "spec",
+            Profile::Strict => "strict",
+        }
+    }
+}
+
+impl fmt::Display for Profile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Profile {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Profile::ALL
+            .into_iter()
+            .find(|profile| profile.name() == name)
+            .ok_or_else(|| format!("unknown profile `{name}` (known: spec, strict)"))
+    }
+}

@@ -12,6 +12,7 @@ level = "must"
 severity = "error"
 section = "Field table: name"
 requirement = "name is 1 to 80 characters."
+basis = "spec"
 
 [[rule]]
 id = "soul-kit.json.bom"
@@ -19,6 +20,7 @@ level = "may"
 severity = "error"
 section = "opening paragraph"
 requirement = "No byte order mark."
+basis = "suite"
 decision = "Rejected by the reference."
 "#;
 
