@@ -212,6 +212,16 @@ fn schemas_are_valid_and_complete() {
             );
         }
     }
+    // The prose names every schema, by its path from the repository root.
+    let prose = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../harness/PROTOCOL.md"
+    ))
+    .expect("PROTOCOL.md");
+    for name in NAMES {
+        let path = format!("schemas/protocol/v1/{name}.schema.json");
+        assert!(prose.contains(&path), "PROTOCOL.md does not name {path}");
+    }
     // Compiling resolves every `$ref`, within and across files, and every pattern.
     let schemas = Schemas::load();
     assert_eq!(schemas.validators.len(), NAMES.len());
@@ -832,9 +842,14 @@ fn wrong_messages_are_rejected() {
         "must_cases_passed": 1, "must_cases": 1, "choices": [],
         "implementation": {"name": "x", "version": ""}, "corpus_hash": format!("sha256:{}", "0".repeat(64)),
         "soulcheck_version": "0.1.0", "issued_at": "2025-01-01T00:00:00Z"});
+    let header = json!({"type": "header", "soulcheck_version": "0.1.0",
+        "corpus_hash": format!("sha256:{}", "0".repeat(64)), "cases": 1, "mode": "in-process",
+        "implementation": {"name": "soulcheck reference", "version": "0.1.0"},
+        "settings": {}, "started_at": "2025-01-01T00:00:00Z"});
     // The valid bases, so each rejection below is due to its one change.
     let mut failures = Vec::new();
     schemas.check("command", &run, "base run", &mut failures);
+    schemas.check("report-jsonl", &header, "base header", &mut failures);
     schemas.check("report-jsonl", &record, "base record", &mut failures);
     schemas.check(
         "certificate",
@@ -842,7 +857,7 @@ fn wrong_messages_are_rejected() {
         "base certificate",
         &mut failures,
     );
-    assert_no_failures(&failures, 3, "valid bases");
+    assert_no_failures(&failures, 4, "valid bases");
 
     let rejected = [
         ("report", json!({}), "no verdict"),
@@ -955,6 +970,21 @@ fn wrong_messages_are_rejected() {
             "report-jsonl",
             json!({"type": "summary"}),
             "unknown line type",
+        ),
+        (
+            "report-jsonl",
+            with(&header, "/command", json!("soulcheck serve")),
+            "in-process with a command",
+        ),
+        (
+            "report-jsonl",
+            with(&header, "/mode", json!("persistent")),
+            "persistent without a command",
+        ),
+        (
+            "report-jsonl",
+            with(&header, "/implementation/formats", json!([])),
+            "empty list written instead of left out",
         ),
         (
             "report-jsonl",
