@@ -1,0 +1,146 @@
+//! Writes a generated case's `case.toml` in the corpus's hand-written style, so that a
+//! generated file and its committed copy can be compared byte for byte.
+//!
+//! The style: the top-level keys in a fixed order, arrays of rules on one line,
+//! deviations one per line with a trailing comma, and a blank line before each
+//! `[[diagnostic]]` table. Strings are basic strings with only the escapes TOML needs.
+
+/// The content of one `case.toml`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaseFile {
+    /// One line saying what the case tests.
+    pub description: String,
+    /// Every rule exercised, with the format prefix.
+    pub rules: Vec<String>,
+    /// `accept`, `accept-with-warnings`, `reject` or `implementation-defined`.
+    pub verdict: String,
+    /// The reference's verdict of an implementation-defined case.
+    pub reference: Option<String>,
+    /// The input file name.
+    pub input: String,
+    /// Other validators are judged on the verdict alone.
+    pub verdict_only: bool,
+    /// Known deviations of public implementations.
+    pub deviations: Vec<String>,
+    /// Expected diagnostics, in order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// One `[[diagnostic]]` table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// The rule, with the format prefix.
+    pub rule: String,
+    /// JSON pointer, for a located JSON diagnostic.
+    pub pointer: Option<String>,
+    /// 1-based line, for a text position.
+    pub line: Option<u32>,
+    /// 1-based column, for a text position.
+    pub column: Option<u32>,
+    /// `warning` when not the default error.
+    pub severity: Option<String>,
+}
+
+impl CaseFile {
+    /// The file's text.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        out += &format!("description = {}\n", quote(&self.description));
+        out += &format!("rules = {}\n", inline_array(&self.rules));
+        out += &format!("verdict = {}\n", quote(&self.verdict));
+        if let Some(reference) = &self.reference {
+            out += &format!("reference = {}\n", quote(reference));
+        }
+        out += &format!("input = {}\n", quote(&self.input));
+        if self.verdict_only {
+            out += "verdict_only = true\n";
+        }
+        if !self.deviations.is_empty() {
+            out += "deviations = [\n";
+            for deviation in &self.deviations {
+                out += &format!("  {},\n", quote(deviation));
+            }
+            out += "]\n";
+        }
+        for diagnostic in &self.diagnostics {
+            out += "\n[[diagnostic]]\n";
+            out += &format!("rule = {}\n", quote(&diagnostic.rule));
+            if let Some(pointer) = &diagnostic.pointer {
+                out += &format!("pointer = {}\n", quote(pointer));
+            }
+            if let Some(line) = diagnostic.line {
+                out += &format!("line = {line}\n");
+            }
+            if let Some(column) = diagnostic.column {
+                out += &format!("column = {column}\n");
+            }
+            if let Some(severity) = &diagnostic.severity {
+                out += &format!("severity = {}\n", quote(severity));
+            }
+        }
+        out
+    }
+}
+
+fn inline_array(items: &[String]) -> String {
+    let quoted: Vec<String> = items.iter().map(|item| quote(item)).collect();
+    format!("[{}]", quoted.join(", "))
+}
+
+/// A TOML basic string: quotes, backslashes and control characters escaped, everything
+/// else (non-ASCII included) written as itself.
+pub fn quote(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() && (c as u32) < 0x80 => {
+                out.push_str(&format!("\\u{:04X}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rejecting_case_renders_like_the_corpus() {
+        let file = CaseFile {
+            description: "summary holds U+0000, written as the escape \\u0000".to_owned(),
+            rules: vec!["soul-kit.string.control".to_owned()],
+            verdict: "reject".to_owned(),
+            reference: None,
+            input: "input.soulkit.json".to_owned(),
+            verdict_only: false,
+            deviations: vec![],
+            diagnostics: vec![Diagnostic {
+                rule: "soul-kit.string.control".to_owned(),
+                pointer: Some("/summary".to_owned()),
+                line: None,
+                column: None,
+                severity: None,
+            }],
+        };
+        assert_eq!(
+            file.render(),
+            "description = \"summary holds U+0000, written as the escape \\\\u0000\"\n\
+             rules = [\"soul-kit.string.control\"]\n\
+             verdict = \"reject\"\n\
+             input = \"input.soulkit.json\"\n\
+             \n\
+             [[diagnostic]]\n\
+             rule = \"soul-kit.string.control\"\n\
+             pointer = \"/summary\"\n"
+        );
+    }
+}
