@@ -16,14 +16,33 @@ pub struct CaseFile {
     pub verdict: String,
     /// The reference's verdict of an implementation-defined case.
     pub reference: Option<String>,
-    /// The input file name.
-    pub input: String,
+    /// The input file name, unless the input is built from a recipe.
+    pub input: Option<String>,
     /// Other validators are judged on the verdict alone.
     pub verdict_only: bool,
     /// Known deviations of public implementations.
     pub deviations: Vec<String>,
+    /// The recipe building a large input.
+    pub recipe: Option<Recipe>,
     /// Expected diagnostics, in order.
     pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A `[recipe]` table (see `Recipe` in the harness's corpus module).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recipe {
+    /// The committed template file.
+    pub template: String,
+    /// The text in the template the filling replaces.
+    pub placeholder: String,
+    /// The repeated text.
+    pub unit: String,
+    /// How many times the unit is repeated, or
+    pub count: Option<usize>,
+    /// the size of the whole input.
+    pub total_bytes: Option<usize>,
+    /// The input name validators see.
+    pub output: String,
 }
 
 /// One `[[diagnostic]]` table.
@@ -51,7 +70,9 @@ impl CaseFile {
         if let Some(reference) = &self.reference {
             out += &format!("reference = {}\n", quote(reference));
         }
-        out += &format!("input = {}\n", quote(&self.input));
+        if let Some(input) = &self.input {
+            out += &format!("input = {}\n", quote(input));
+        }
         if self.verdict_only {
             out += "verdict_only = true\n";
         }
@@ -61,6 +82,19 @@ impl CaseFile {
                 out += &format!("  {},\n", quote(deviation));
             }
             out += "]\n";
+        }
+        if let Some(recipe) = &self.recipe {
+            out += "\n[recipe]\n";
+            out += &format!("template = {}\n", quote(&recipe.template));
+            out += &format!("placeholder = {}\n", quote(&recipe.placeholder));
+            out += &format!("unit = {}\n", quote(&recipe.unit));
+            if let Some(count) = recipe.count {
+                out += &format!("count = {count}\n");
+            }
+            if let Some(total) = recipe.total_bytes {
+                out += &format!("total_bytes = {total}\n");
+            }
+            out += &format!("output = {}\n", quote(&recipe.output));
         }
         for diagnostic in &self.diagnostics {
             out += "\n[[diagnostic]]\n";
@@ -120,9 +154,10 @@ mod tests {
             rules: vec!["soul-kit.string.control".to_owned()],
             verdict: "reject".to_owned(),
             reference: None,
-            input: "input.soulkit.json".to_owned(),
+            input: Some("input.soulkit.json".to_owned()),
             verdict_only: false,
             deviations: vec![],
+            recipe: None,
             diagnostics: vec![Diagnostic {
                 rule: "soul-kit.string.control".to_owned(),
                 pointer: Some("/summary".to_owned()),

@@ -155,7 +155,10 @@ impl Reader<'_> {
             _ => {
                 let start = self.at;
                 while let Some(byte) = self.peek() {
-                    if matches!(byte, b' ' | b'\t' | b'\n' | b'\r' | b',' | b':' | b']' | b'}') {
+                    if matches!(
+                        byte,
+                        b' ' | b'\t' | b'\n' | b'\r' | b',' | b':' | b']' | b'}'
+                    ) {
                         break;
                     }
                     self.at += 1;
@@ -229,9 +232,11 @@ fn write_node(node: &Node, layout: &Layout, depth: usize, out: &mut Vec<u8>) {
                 write_node(&member.value, layout, depth + 1, out);
             })
         }
-        Node::Array(items) => write_container(b'[', b']', items, layout, depth, out, |item, out| {
-            write_node(item, layout, depth + 1, out)
-        }),
+        Node::Array(items) => {
+            write_container(b'[', b']', items, layout, depth, out, |item, out| {
+                write_node(item, layout, depth + 1, out)
+            })
+        }
     }
 }
 

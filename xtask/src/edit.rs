@@ -11,34 +11,41 @@ use serde::Deserialize;
 use crate::document::{self, Layout, Member, Node, Pointer};
 
 /// Bytes as a family file writes them: a string, or, for bytes that are not UTF-8, an
-/// array of strings and byte values (`['"caf', 0xE9, '"']`).
+/// array of strings, byte values and such arrays (`['"caf', 0xE9, '"']`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Bytes(pub Vec<u8>);
 
+/// The written forms of [`Bytes`].
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Written {
+    Text(String),
+    Byte(u8),
+    Parts(Vec<Written>),
+}
+
+impl Written {
+    fn append_to(self, bytes: &mut Vec<u8>) {
+        match self {
+            Written::Text(text) => bytes.extend_from_slice(text.as_bytes()),
+            Written::Byte(byte) => bytes.push(byte),
+            Written::Parts(parts) => parts.into_iter().for_each(|part| part.append_to(bytes)),
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for Bytes {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Part {
-            Text(String),
-            Byte(u8),
+        let mut bytes = Vec::new();
+        match Written::deserialize(deserializer)? {
+            Written::Byte(_) => {
+                return Err(serde::de::Error::custom(
+                    "bytes are a string or an array of strings and byte values",
+                ))
+            }
+            written => written.append_to(&mut bytes),
         }
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Written {
-            Text(String),
-            Parts(Vec<Part>),
-        }
-        Ok(Bytes(match Written::deserialize(deserializer)? {
-            Written::Text(text) => text.into_bytes(),
-            Written::Parts(parts) => parts
-                .into_iter()
-                .flat_map(|part| match part {
-                    Part::Text(text) => text.into_bytes(),
-                    Part::Byte(byte) => vec![byte],
-                })
-                .collect(),
-        }))
+        Ok(Bytes(bytes))
     }
 }
 
@@ -71,6 +78,16 @@ pub struct Builder {
     /// An array of this many `fill` strings.
     #[serde(default)]
     pub items: Option<usize>,
+    /// A string whose content is `unit` written this many times, as JSON text (so
+    /// `{ repeat = 80, unit = '\u00e9' }` is 80 escapes).
+    #[serde(default)]
+    pub repeat: Option<usize>,
+    /// This many arrays nested in one another, on one line, around `inner`.
+    #[serde(default)]
+    pub nest: Option<usize>,
+    /// The innermost value of `nest`, as JSON text.
+    #[serde(default)]
+    pub inner: Option<String>,
 }
 
 impl ValueSpec {
@@ -91,15 +108,26 @@ impl ValueSpec {
 impl Builder {
     fn build(&self, filler: &str) -> Result<Node, String> {
         let unit = self.unit.as_deref().unwrap_or(filler);
-        match (&self.raw, self.fill, self.items) {
-            (Some(Bytes(raw)), None, None) if self.unit.is_none() => Ok(Node::Scalar(raw.clone())),
-            (None, Some(chars), None) => Ok(string_node(&fill(unit, chars))),
-            (None, Some(chars), Some(count)) => Ok(Node::Array(
+        if let Some(depth) = self.nest {
+            let inner = self.inner.as_deref().ok_or("`nest` needs `inner`")?;
+            return Ok(Node::Scalar(
+                format!("{}{inner}{}", "[".repeat(depth), "]".repeat(depth)).into_bytes(),
+            ));
+        }
+        match (&self.raw, self.fill, self.items, self.repeat) {
+            (Some(Bytes(raw)), None, None, None) if self.unit.is_none() => {
+                Ok(Node::Scalar(raw.clone()))
+            }
+            (None, Some(chars), None, None) => Ok(string_node(&fill(unit, chars))),
+            (None, Some(chars), Some(count), None) => Ok(Node::Array(
                 (1..=count)
                     .map(|n| string_node(&fill(&unit.replace("{n}", &n.to_string()), chars)))
                     .collect(),
             )),
-            _ => Err("a built value is { raw = ... }, { fill = N, unit? } or { items = K, fill = N, unit? }".to_owned()),
+            (None, None, None, Some(count)) if self.unit.is_some() => {
+                Ok(Node::Scalar(format!("\"{}\"", unit.repeat(count)).into_bytes()))
+            }
+            _ => Err("a built value is { raw }, { fill, unit? }, { items, fill, unit? }, { repeat, unit } or { nest, inner }".to_owned()),
         }
     }
 }
@@ -250,10 +278,7 @@ pub enum Edit {
 impl EditSpec {
     /// Whether no key is set, so there is no edit here.
     pub fn is_empty(&self) -> bool {
-        self.kinds().is_empty()
-            && self.value.is_none()
-            && self.key.is_none()
-            && self.with.is_none()
+        self.kinds().is_empty() && self.value.is_none() && self.key.is_none() && self.with.is_none()
     }
 
     fn kinds(&self) -> Vec<&'static str> {
@@ -381,13 +406,12 @@ impl Edit {
 /// re-written when a tree edit or another layout asks for it, so text-only edits never
 /// depend on the printer.
 pub fn apply(base: &[u8], edits: &[Edit], layout: Option<&Layout>) -> Result<Vec<u8>, String> {
-    let split = edits
-        .iter()
-        .position(Edit::is_text)
-        .unwrap_or(edits.len());
+    let split = edits.iter().position(Edit::is_text).unwrap_or(edits.len());
     let (tree_edits, text_edits) = edits.split_at(split);
     if text_edits.iter().any(|edit| !edit.is_text()) {
-        return Err("tree edits (at, remove, add, rename, resize) must come before text edits".to_owned());
+        return Err(
+            "tree edits (at, remove, add, rename, resize) must come before text edits".to_owned(),
+        );
     }
     let mut bytes = if tree_edits.is_empty() && layout.is_none() {
         base.to_vec()

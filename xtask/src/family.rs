@@ -14,7 +14,7 @@ use serde::Deserialize;
 use soulcheck_harness::corpus::is_valid_case_id;
 use toml::{Table, Value};
 
-use crate::case_file::{CaseFile, Diagnostic};
+use crate::case_file::{CaseFile, Diagnostic, Recipe};
 use crate::document::{self, Layout, Pointer};
 use crate::edit::{self, Edit, EditSpec};
 
@@ -43,11 +43,44 @@ struct FamilyFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Family {
-    /// The values of the placeholders, one table per row.
+    /// Placeholder values shared by every row unless the row gives its own.
+    #[serde(default)]
+    defaults: Table,
+    /// The values of the placeholders, one table per row; every row (with the defaults)
+    /// has the same keys.
     rows: Vec<Table>,
     /// The case templates.
     #[serde(rename = "case")]
     templates: Vec<Table>,
+}
+
+impl Family {
+    /// The rows with the defaults filled in, checked to name the same placeholders, so
+    /// a row missing a column is an error rather than a literal `{name}` in a case.
+    fn rows(&self) -> Result<Vec<Table>, String> {
+        let rows: Vec<Table> = self
+            .rows
+            .iter()
+            .map(|row| {
+                let mut full = self.defaults.clone();
+                full.extend(row.clone());
+                full
+            })
+            .collect();
+        let keys = |row: &Table| row.keys().cloned().collect::<Vec<String>>();
+        if let Some(first) = rows.first() {
+            for row in &rows {
+                if keys(row) != keys(first) {
+                    return Err(format!(
+                        "family rows must all have the keys {:?} (with the defaults); one has {:?}",
+                        keys(first),
+                        keys(row)
+                    ));
+                }
+            }
+        }
+        Ok(rows)
+    }
 }
 
 /// The keys of a case that are not those of its (first) edit.
@@ -88,6 +121,23 @@ struct CaseSpec {
     /// `{ newline = "\r\n" }`, `{ final_newline = false }`.
     #[serde(default)]
     layout: Option<LayoutSpec>,
+    /// For an input too large to commit: the edited base is written as the recipe's
+    /// template (holding the placeholder), and `case.toml` gets a `[recipe]` table.
+    #[serde(default)]
+    recipe: Option<RecipeSpec>,
+}
+
+/// A `[recipe]` as a family file writes it; the output is the family's input name.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RecipeSpec {
+    template: String,
+    placeholder: String,
+    unit: String,
+    #[serde(default)]
+    count: Option<usize>,
+    #[serde(default)]
+    total_bytes: Option<usize>,
 }
 
 /// The keys of [`CaseSpec`]; every other key of a case table belongs to its first edit.
@@ -102,6 +152,7 @@ const CASE_KEYS: &[&str] = &[
     "expect",
     "edits",
     "layout",
+    "recipe",
 ];
 
 /// A layout as a family file writes it.
@@ -183,7 +234,11 @@ pub fn generate_all(families: &Path) -> Result<Vec<GeneratedCase>, String> {
 
 fn read_dir(dir: &Path) -> Result<Vec<PathBuf>, String> {
     fs::read_dir(dir)
-        .and_then(|entries| entries.map(|entry| entry.map(|entry| entry.path())).collect())
+        .and_then(|entries| {
+            entries
+                .map(|entry| entry.map(|entry| entry.path()))
+                .collect()
+        })
         .map_err(|error| format!("{}: {error}", dir.display()))
 }
 
@@ -196,7 +251,7 @@ pub fn generate_file(path: &Path) -> Result<Vec<GeneratedCase>, String> {
     let base = fs::read(&base_path).map_err(|error| context(format!("{}: {error}", file.base)))?;
     let mut tables = file.cases.clone();
     for family in &file.families {
-        for row in &family.rows {
+        for row in &family.rows().map_err(&context)? {
             for template in &family.templates {
                 tables.push(substitute_table(template, row).map_err(&context)?);
             }
@@ -221,7 +276,8 @@ pub fn generate_file(path: &Path) -> Result<Vec<GeneratedCase>, String> {
         if case.rewrites_base && !checked_round_trip {
             // A tree edit rewrites the whole base, so the base must already be in the
             // layout the printer writes, or every case would differ beyond its edit.
-            let reread = document::read(&base).map_err(|error| context(format!("base: {error}")))?;
+            let reread =
+                document::read(&base).map_err(|error| context(format!("base: {error}")))?;
             if document::write(&reread, &Layout::default()) != base {
                 return Err(context(format!(
                     "base {} is not in the printer's layout (two-space indent, one member per line)",
@@ -230,12 +286,16 @@ pub fn generate_file(path: &Path) -> Result<Vec<GeneratedCase>, String> {
             }
             checked_round_trip = true;
         }
+        let input_name = match &case.case_file.recipe {
+            Some(recipe) => recipe.template.clone(),
+            None => file.input.clone(),
+        };
         cases.push(GeneratedCase {
             format: file.format.clone(),
             id: case.id,
             source: path.to_owned(),
             files: vec![
-                (file.input.clone(), case.input),
+                (input_name, case.input),
                 ("case.toml".to_owned(), case.case_file.render().into_bytes()),
             ],
         });
@@ -243,10 +303,10 @@ pub fn generate_file(path: &Path) -> Result<Vec<GeneratedCase>, String> {
     Ok(cases)
 }
 
-/// Fills `{name}` placeholders of a template from a row. A string that is exactly one
-/// placeholder takes the row's value with its type (so `fill = "{max}"` is a number);
-/// other strings get the value's text. Braces naming no row key are left alone, so JSON
-/// text keeps its own braces.
+/// Fills `{name}` placeholders of a template from a row (`{name|upper}`: in capitals).
+/// A string that is exactly one placeholder takes the row's value with its type (so
+/// `fill = "{max}"` is a number); other strings get the value's text. Braces naming no
+/// row key are left alone, so JSON text keeps its own braces.
 fn substitute_table(template: &Table, row: &Table) -> Result<Table, String> {
     template
         .iter()
@@ -266,8 +326,9 @@ fn substitute(value: &Value, row: &Table) -> Result<Value, String> {
             }
             let mut out = text.clone();
             for (name, replacement) in row {
-                let placeholder = format!("{{{name}}}");
-                if out.contains(&placeholder) {
+                let plain = format!("{{{name}}}");
+                let upper = format!("{{{name}|upper}}");
+                if out.contains(&plain) || out.contains(&upper) {
                     let replacement = match replacement {
                         Value::String(text) => text.clone(),
                         Value::Integer(number) => number.to_string(),
@@ -277,7 +338,9 @@ fn substitute(value: &Value, row: &Table) -> Result<Value, String> {
                             ))
                         }
                     };
-                    out = out.replace(&placeholder, &replacement);
+                    out = out
+                        .replace(&plain, &replacement)
+                        .replace(&upper, &replacement.to_uppercase());
                 }
             }
             Value::String(out)
@@ -326,6 +389,31 @@ fn build_case(file: &FamilyFile, base: &[u8], mut table: Table) -> Result<BuiltC
         .collect::<Result<Vec<Edit>, String>>()?;
     let layout = spec.layout.as_ref().map(LayoutSpec::layout);
     let input = edit::apply(base, &edits, layout.as_ref())?;
+    let recipe = match spec.recipe {
+        Some(recipe) => {
+            let found = input
+                .windows(recipe.placeholder.len().max(1))
+                .filter(|window| *window == recipe.placeholder.as_bytes())
+                .count();
+            if found != 1 {
+                return Err(format!(
+                    "the recipe template holds the placeholder {found} times instead of once"
+                ));
+            }
+            if recipe.count.is_some() == recipe.total_bytes.is_some() {
+                return Err("a recipe needs exactly one of `count` and `total_bytes`".to_owned());
+            }
+            Some(Recipe {
+                template: recipe.template,
+                placeholder: recipe.placeholder,
+                unit: recipe.unit,
+                count: recipe.count,
+                total_bytes: recipe.total_bytes,
+                output: file.input.clone(),
+            })
+        }
+        None => None,
+    };
 
     let tree_pointers: Vec<&Pointer> = edits.iter().filter_map(Edit::pointer).collect();
     let default_pointer = match tree_pointers[..] {
@@ -338,7 +426,10 @@ fn build_case(file: &FamilyFile, base: &[u8], mut table: Table) -> Result<BuiltC
         .map(|written| parse_expectation(written, &file.format, default_pointer))
         .collect::<Result<Vec<Diagnostic>, String>>()?;
     let rules = match &spec.rules {
-        Some(rules) => rules.iter().map(|rule| qualify(rule, &file.format)).collect(),
+        Some(rules) => rules
+            .iter()
+            .map(|rule| qualify(rule, &file.format))
+            .collect(),
         None => {
             let mut rules: Vec<String> = Vec::new();
             for diagnostic in &diagnostics {
@@ -367,7 +458,11 @@ fn build_case(file: &FamilyFile, base: &[u8], mut table: Table) -> Result<BuiltC
             rules,
             verdict,
             reference: spec.reference,
-            input: file.input.clone(),
+            input: match recipe {
+                Some(_) => None,
+                None => Some(file.input.clone()),
+            },
+            recipe,
             verdict_only: spec.verdict_only,
             deviations: spec.deviations,
             diagnostics,
@@ -408,9 +503,11 @@ fn parse_expectation(
     };
     match location {
         None => {
-            let pointer = default_pointer.ok_or_else(|| {
-                format!("expectation `{written}` needs a location: the case has no single tree edit to take it from")
-            })?;
+            let pointer = default_pointer
+                .filter(|pointer| pointer.tokens.last().is_none_or(|last| last != "-"))
+                .ok_or_else(|| {
+                    format!("expectation `{written}` needs a location: the case has no single tree edit naming one")
+                })?;
             diagnostic.pointer = Some(pointer.text.clone());
         }
         Some("-") => {}

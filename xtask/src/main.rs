@@ -44,7 +44,12 @@ fn main() -> ExitCode {
     let cases = generation.cases.len();
     if command == "generate" {
         for problem in &problems {
-            println!("rewrote {problem}");
+            match problem {
+                xtask::Problem::Missing(path) | xtask::Problem::Differs(path) => {
+                    println!("wrote    {}", path.display())
+                }
+                xtask::Problem::Unexpected(path) => println!("removed  {}", path.display()),
+            }
         }
         println!(
             "{cases} generated cases and the README table: {} of {files} files changed",
