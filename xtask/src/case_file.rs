@@ -22,6 +22,8 @@ pub struct CaseFile {
     pub verdict_only: bool,
     /// Known deviations of public implementations.
     pub deviations: Vec<String>,
+    /// Whether `deviations` is written on one line rather than one entry per line.
+    pub inline_deviations: bool,
     /// The recipe building a large input.
     pub recipe: Option<Recipe>,
     /// Expected diagnostics, in order.
@@ -76,7 +78,9 @@ impl CaseFile {
         if self.verdict_only {
             out += "verdict_only = true\n";
         }
-        if !self.deviations.is_empty() {
+        if !self.deviations.is_empty() && self.inline_deviations {
+            out += &format!("deviations = {}\n", inline_array(&self.deviations));
+        } else if !self.deviations.is_empty() {
             out += "deviations = [\n";
             for deviation in &self.deviations {
                 out += &format!("  {},\n", quote(deviation));
@@ -157,6 +161,7 @@ mod tests {
             input: Some("input.soulkit.json".to_owned()),
             verdict_only: false,
             deviations: vec![],
+            inline_deviations: false,
             recipe: None,
             diagnostics: vec![Diagnostic {
                 rule: "soul-kit.string.control".to_owned(),

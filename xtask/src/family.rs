@@ -31,6 +31,9 @@ struct FamilyFile {
     /// The default repeated text of `{ fill = N }` values.
     #[serde(default)]
     filler: String,
+    /// Write `deviations` on one line, as some formats' hand-written cases do.
+    #[serde(default)]
+    inline_deviations: bool,
     /// Cases written out one by one.
     #[serde(default, rename = "case")]
     cases: Vec<Table>,
@@ -465,6 +468,7 @@ fn build_case(file: &FamilyFile, base: &[u8], mut table: Table) -> Result<BuiltC
             recipe,
             verdict_only: spec.verdict_only,
             deviations: spec.deviations,
+            inline_deviations: file.inline_deviations,
             diagnostics,
         },
         rewrites_base: layout.is_some() || edits.iter().any(|edit| !edit.is_text()),
