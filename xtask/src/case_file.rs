@@ -6,7 +6,7 @@
 //! `[[diagnostic]]` table. Strings are basic strings with only the escapes TOML needs.
 
 /// The content of one `case.toml`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CaseFile {
     /// One line saying what the case tests.
     pub description: String,
@@ -24,6 +24,8 @@ pub struct CaseFile {
     pub deviations: Vec<String>,
     /// Whether `deviations` is written on one line rather than one entry per line.
     pub inline_deviations: bool,
+    /// The `[context]` table: inputs a rule needs besides the document.
+    pub context: toml::Table,
     /// The recipe building a large input.
     pub recipe: Option<Recipe>,
     /// Expected diagnostics, in order.
@@ -87,6 +89,12 @@ impl CaseFile {
             }
             out += "]\n";
         }
+        if !self.context.is_empty() {
+            out += "\n[context]\n";
+            for (key, value) in &self.context {
+                out += &format!("{key} = {}\n", value_text(value));
+            }
+        }
         if let Some(recipe) = &self.recipe {
             out += "\n[recipe]\n";
             out += &format!("template = {}\n", quote(&recipe.template));
@@ -117,6 +125,19 @@ impl CaseFile {
             }
         }
         out
+    }
+}
+
+/// A context value: strings and arrays in the file's own quoting, anything else as TOML
+/// writes it.
+fn value_text(value: &toml::Value) -> String {
+    match value {
+        toml::Value::String(text) => quote(text),
+        toml::Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(value_text).collect();
+            format!("[{}]", items.join(", "))
+        }
+        other => other.to_string(),
     }
 }
 
@@ -162,6 +183,7 @@ mod tests {
             verdict_only: false,
             deviations: vec![],
             inline_deviations: false,
+            context: toml::Table::new(),
             recipe: None,
             diagnostics: vec![Diagnostic {
                 rule: "soul-kit.string.control".to_owned(),

@@ -34,6 +34,9 @@ struct FamilyFile {
     /// Write `deviations` on one line, as some formats' hand-written cases do.
     #[serde(default)]
     inline_deviations: bool,
+    /// The `[context]` of every case that does not give its own (`context = {}`: none).
+    #[serde(default)]
+    context: Table,
     /// Cases written out one by one.
     #[serde(default, rename = "case")]
     cases: Vec<Table>,
@@ -112,6 +115,10 @@ struct CaseSpec {
     /// Known deviations of public implementations.
     #[serde(default)]
     deviations: Vec<String>,
+    /// Inputs a rule needs besides the document (`now`, `official_keys`, ...); the
+    /// file's `context` by default.
+    #[serde(default)]
+    context: Option<Table>,
     /// Expected diagnostics: `rule`, `rule@/pointer`, `rule@` (the root), `rule@line:column`
     /// or `rule@-` (no location), each optionally followed by ` warning`. A bare `rule`
     /// is located at the pointer of the case's only tree edit.
@@ -152,6 +159,7 @@ const CASE_KEYS: &[&str] = &[
     "reference",
     "verdict_only",
     "deviations",
+    "context",
     "expect",
     "edits",
     "layout",
@@ -469,6 +477,7 @@ fn build_case(file: &FamilyFile, base: &[u8], mut table: Table) -> Result<BuiltC
             verdict_only: spec.verdict_only,
             deviations: spec.deviations,
             inline_deviations: file.inline_deviations,
+            context: spec.context.unwrap_or_else(|| file.context.clone()),
             diagnostics,
         },
         rewrites_base: layout.is_some() || edits.iter().any(|edit| !edit.is_text()),
