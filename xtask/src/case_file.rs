@@ -22,14 +22,27 @@ pub struct CaseFile {
     pub verdict_only: bool,
     /// Known deviations of public implementations.
     pub deviations: Vec<String>,
-    /// Whether `deviations` is written on one line rather than one entry per line.
-    pub inline_deviations: bool,
+    /// How this format's hand-written files lay out what they share with these.
+    pub style: Style,
     /// The `[context]` table: inputs a rule needs besides the document.
     pub context: toml::Table,
     /// The recipe building a large input.
     pub recipe: Option<Recipe>,
     /// Expected diagnostics, in order.
     pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The layout choices the formats' hand-written case files differ in; generated files
+/// follow their format's choice so that they match the files they replace.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Style {
+    /// `deviations` on one line rather than one entry per line.
+    #[serde(default)]
+    pub inline_deviations: bool,
+    /// `verdict_only` before `input` rather than after it.
+    #[serde(default)]
+    pub verdict_only_before_input: bool,
 }
 
 /// A `[recipe]` table (see `Recipe` in the harness's corpus module).
@@ -74,13 +87,16 @@ impl CaseFile {
         if let Some(reference) = &self.reference {
             out += &format!("reference = {}\n", quote(reference));
         }
+        if self.verdict_only && self.style.verdict_only_before_input {
+            out += "verdict_only = true\n";
+        }
         if let Some(input) = &self.input {
             out += &format!("input = {}\n", quote(input));
         }
-        if self.verdict_only {
+        if self.verdict_only && !self.style.verdict_only_before_input {
             out += "verdict_only = true\n";
         }
-        if !self.deviations.is_empty() && self.inline_deviations {
+        if !self.deviations.is_empty() && self.style.inline_deviations {
             out += &format!("deviations = {}\n", inline_array(&self.deviations));
         } else if !self.deviations.is_empty() {
             out += "deviations = [\n";
@@ -182,7 +198,7 @@ mod tests {
             input: Some("input.soulkit.json".to_owned()),
             verdict_only: false,
             deviations: vec![],
-            inline_deviations: false,
+            style: Style::default(),
             context: toml::Table::new(),
             recipe: None,
             diagnostics: vec![Diagnostic {

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use soulcheck_harness::corpus::is_valid_case_id;
 use toml::{Table, Value};
 
-use crate::case_file::{CaseFile, Diagnostic, Recipe};
+use crate::case_file::{CaseFile, Diagnostic, Recipe, Style};
 use crate::document::{self, Layout, Pointer};
 use crate::edit::{self, Edit, EditSpec};
 
@@ -31,9 +31,10 @@ struct FamilyFile {
     /// The default repeated text of `{ fill = N }` values.
     #[serde(default)]
     filler: String,
-    /// Write `deviations` on one line, as some formats' hand-written cases do.
+    /// How the format's hand-written case files are laid out, where formats differ:
+    /// `{ inline_deviations = true, verdict_only_before_input = true }`.
     #[serde(default)]
-    inline_deviations: bool,
+    style: Style,
     /// The `[context]` of every case that does not give its own (`context = {}`: none).
     #[serde(default)]
     context: Table,
@@ -120,8 +121,9 @@ struct CaseSpec {
     #[serde(default)]
     context: Option<Table>,
     /// Expected diagnostics: `rule`, `rule@/pointer`, `rule@` (the root), `rule@line:column`
-    /// or `rule@-` (no location), each optionally followed by ` warning`. A bare `rule`
-    /// is located at the pointer of the case's only tree edit.
+    /// or `rule@-` (no location); a pointer may be followed by ` line:column` (a position
+    /// inside the string it names), and any of them by ` warning`. A bare `rule` is
+    /// located at the pointer of the case's only tree edit.
     #[serde(default)]
     expect: Vec<String>,
     /// Further edits, applied after the one written in the case's own keys.
@@ -476,7 +478,7 @@ fn build_case(file: &FamilyFile, base: &[u8], mut table: Table) -> Result<BuiltC
             recipe,
             verdict_only: spec.verdict_only,
             deviations: spec.deviations,
-            inline_deviations: file.inline_deviations,
+            style: file.style,
             context: spec.context.unwrap_or_else(|| file.context.clone()),
             diagnostics,
         },
@@ -493,19 +495,23 @@ fn qualify(rule: &str, format: &str) -> String {
     }
 }
 
-/// Reads `rule[@location][ warning]` (see [`CaseSpec::expect`]).
+/// Reads `rule[@location][ line:column][ warning]` (see [`CaseSpec::expect`]).
 fn parse_expectation(
     written: &str,
     format: &str,
     default_pointer: Option<&Pointer>,
 ) -> Result<Diagnostic, String> {
-    let (written, severity) = match written.strip_suffix(" warning") {
+    let (rest, severity) = match written.strip_suffix(" warning") {
         Some(rest) => (rest, Some("warning".to_owned())),
         None => (written, None),
     };
-    let (rule, location) = match written.split_once('@') {
+    let (rest, position) = match rest.rsplit_once(' ').map(|(head, tail)| (head, line_column(tail))) {
+        Some((head, Some(position))) => (head, Some(position)),
+        _ => (rest, None),
+    };
+    let (rule, location) = match rest.split_once('@') {
         Some((rule, location)) => (rule, Some(location)),
-        None => (written, None),
+        None => (rest, None),
     };
     let mut diagnostic = Diagnostic {
         rule: qualify(rule, format),
@@ -528,15 +534,23 @@ fn parse_expectation(
             diagnostic.pointer = Some(location.to_owned());
         }
         Some(location) => {
-            let parsed = location
-                .split_once(':')
-                .and_then(|(line, column)| Some((line.parse().ok()?, column.parse().ok()?)));
-            let (line, column) = parsed.ok_or_else(|| {
+            let (line, column) = line_column(location).ok_or_else(|| {
                 format!("location `{location}` is neither a pointer, `-` nor line:column")
             })?;
-            diagnostic.line = Some(line);
-            diagnostic.column = Some(column);
+            if position.is_some() {
+                return Err(format!("expectation `{written}` gives two positions"));
+            }
+            (diagnostic.line, diagnostic.column) = (Some(line), Some(column));
         }
     }
+    if let Some((line, column)) = position {
+        (diagnostic.line, diagnostic.column) = (Some(line), Some(column));
+    }
     Ok(diagnostic)
+}
+
+/// `line:column`, both numbers.
+fn line_column(text: &str) -> Option<(u32, u32)> {
+    let (line, column) = text.split_once(':')?;
+    Some((line.parse().ok()?, column.parse().ok()?))
 }
