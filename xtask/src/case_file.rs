@@ -43,6 +43,9 @@ pub struct Style {
     /// `verdict_only` before `input` rather than after it.
     #[serde(default)]
     pub verdict_only_before_input: bool,
+    /// Indent each deviation by four spaces rather than two.
+    #[serde(default)]
+    pub deviations_indent_4: bool,
 }
 
 /// A `[recipe]` table (see `Recipe` in the harness's corpus module).
@@ -101,7 +104,8 @@ impl CaseFile {
         } else if !self.deviations.is_empty() {
             out += "deviations = [\n";
             for deviation in &self.deviations {
-                out += &format!("  {},\n", quote(deviation));
+                let indent = if self.style.deviations_indent_4 { "    " } else { "  " };
+                out += &format!("{indent}{},\n", quote(deviation));
             }
             out += "]\n";
         }
