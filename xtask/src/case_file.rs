@@ -104,7 +104,11 @@ impl CaseFile {
         } else if !self.deviations.is_empty() {
             out += "deviations = [\n";
             for deviation in &self.deviations {
-                let indent = if self.style.deviations_indent_4 { "    " } else { "  " };
+                let indent = if self.style.deviations_indent_4 {
+                    "    "
+                } else {
+                    "  "
+                };
                 out += &format!("{indent}{},\n", quote(deviation));
             }
             out += "]\n";

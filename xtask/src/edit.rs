@@ -56,7 +56,7 @@ pub enum ValueSpec {
     /// JSON text: read leniently, scalars kept as written, objects and arrays laid out
     /// like the rest of the document.
     Text(Bytes),
-    /// A value built from a recipe.
+    /// A value too long or too repetitive to write out, described by a [`Builder`].
     Built(Builder),
 }
 
@@ -108,24 +108,25 @@ impl ValueSpec {
 impl Builder {
     fn build(&self, filler: &str) -> Result<Node, String> {
         let unit = self.unit.as_deref().unwrap_or(filler);
-        if let Some(depth) = self.nest {
-            let inner = self.inner.as_deref().ok_or("`nest` needs `inner`")?;
-            return Ok(Node::Scalar(
-                format!("{}{inner}{}", "[".repeat(depth), "]".repeat(depth)).into_bytes(),
-            ));
-        }
-        match (&self.raw, self.fill, self.items, self.repeat) {
-            (Some(Bytes(raw)), None, None, None) if self.unit.is_none() => {
+        let has_unit = self.unit.is_some();
+        match (&self.raw, self.fill, self.items, self.repeat, self.nest) {
+            (Some(Bytes(raw)), None, None, None, None) if !has_unit => {
                 Ok(Node::Scalar(raw.clone()))
             }
-            (None, Some(chars), None, None) => Ok(string_node(&fill(unit, chars))),
-            (None, Some(chars), Some(count), None) => Ok(Node::Array(
+            (None, Some(chars), None, None, None) => Ok(string_node(&fill(unit, chars))),
+            (None, Some(chars), Some(count), None, None) => Ok(Node::Array(
                 (1..=count)
                     .map(|n| string_node(&fill(&unit.replace("{n}", &n.to_string()), chars)))
                     .collect(),
             )),
-            (None, None, None, Some(count)) if self.unit.is_some() => {
+            (None, None, None, Some(count), None) if has_unit => {
                 Ok(Node::Scalar(format!("\"{}\"", unit.repeat(count)).into_bytes()))
+            }
+            (None, None, None, None, Some(depth)) if !has_unit => {
+                let inner = self.inner.as_deref().ok_or("`nest` needs `inner`")?;
+                Ok(Node::Scalar(
+                    format!("{}{inner}{}", "[".repeat(depth), "]".repeat(depth)).into_bytes(),
+                ))
             }
             _ => Err("a built value is { raw }, { fill, unit? }, { items, fill, unit? }, { repeat, unit } or { nest, inner }".to_owned()),
         }

@@ -50,11 +50,7 @@ struct FamilyFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Family {
-    /// Placeholder values shared by every row unless the row gives its own.
-    #[serde(default)]
-    defaults: Table,
-    /// The values of the placeholders, one table per row; every row (with the defaults)
-    /// has the same keys.
+    /// The values of the placeholders, one table per row; every row has the same keys.
     rows: Vec<Table>,
     /// The case templates.
     #[serde(rename = "case")]
@@ -62,31 +58,20 @@ struct Family {
 }
 
 impl Family {
-    /// The rows with the defaults filled in, checked to name the same placeholders, so
-    /// a row missing a column is an error rather than a literal `{name}` in a case.
-    fn rows(&self) -> Result<Vec<Table>, String> {
-        let rows: Vec<Table> = self
-            .rows
-            .iter()
-            .map(|row| {
-                let mut full = self.defaults.clone();
-                full.extend(row.clone());
-                full
-            })
-            .collect();
+    /// The rows, checked to name the same placeholders, so that a row missing a column
+    /// is an error rather than a literal `{name}` left in a case.
+    fn rows(&self) -> Result<&[Table], String> {
         let keys = |row: &Table| row.keys().cloned().collect::<Vec<String>>();
-        if let Some(first) = rows.first() {
-            for row in &rows {
-                if keys(row) != keys(first) {
-                    return Err(format!(
-                        "family rows must all have the keys {:?} (with the defaults); one has {:?}",
-                        keys(first),
-                        keys(row)
-                    ));
-                }
+        if let Some(first) = self.rows.first() {
+            if let Some(odd) = self.rows.iter().find(|row| keys(row) != keys(first)) {
+                return Err(format!(
+                    "family rows must all have the keys {:?}; one has {:?}",
+                    keys(first),
+                    keys(odd)
+                ));
             }
         }
-        Ok(rows)
+        Ok(&self.rows)
     }
 }
 
@@ -264,7 +249,7 @@ pub fn generate_file(path: &Path) -> Result<Vec<GeneratedCase>, String> {
     let base = fs::read(&base_path).map_err(|error| context(format!("{}: {error}", file.base)))?;
     let mut tables = file.cases.clone();
     for family in &file.families {
-        for row in &family.rows().map_err(&context)? {
+        for row in family.rows().map_err(&context)? {
             for template in &family.templates {
                 tables.push(substitute_table(template, row).map_err(&context)?);
             }
@@ -505,7 +490,10 @@ fn parse_expectation(
         Some(rest) => (rest, Some("warning".to_owned())),
         None => (written, None),
     };
-    let (rest, position) = match rest.rsplit_once(' ').map(|(head, tail)| (head, line_column(tail))) {
+    let (rest, position) = match rest
+        .rsplit_once(' ')
+        .map(|(head, tail)| (head, line_column(tail)))
+    {
         Some((head, Some(position))) => (head, Some(position)),
         _ => (rest, None),
     };
