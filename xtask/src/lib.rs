@@ -34,8 +34,10 @@ pub fn repository_root() -> PathBuf {
 pub struct Generation {
     /// The generated cases.
     pub cases: Vec<GeneratedCase>,
-    /// The whole of README.md with its formats table regenerated.
-    pub readme: Vec<u8>,
+    /// The whole of README.md with its formats table regenerated, or why the corpus
+    /// could not be counted (a broken `case.toml`, which `generate` may be about to
+    /// repair).
+    pub readme: Result<Vec<u8>, String>,
 }
 
 /// How a file on disk differs from its generated version.
@@ -48,6 +50,8 @@ pub enum Problem {
     /// A file or directory in a generated case's directory that the generator does not
     /// write.
     Unexpected(PathBuf),
+    /// A file that cannot be generated from the checkout as it is, and why.
+    Unbuildable(PathBuf, String),
 }
 
 impl fmt::Display for Problem {
@@ -56,6 +60,9 @@ impl fmt::Display for Problem {
             Problem::Missing(path) => write!(f, "missing:    {}", path.display()),
             Problem::Differs(path) => write!(f, "differs:    {}", path.display()),
             Problem::Unexpected(path) => write!(f, "unexpected: {}", path.display()),
+            Problem::Unbuildable(path, reason) => {
+                write!(f, "unbuildable: {} ({reason})", path.display())
+            }
         }
     }
 }
@@ -70,7 +77,6 @@ pub fn generate(root: &Path) -> Result<Generation, String> {
         .and_then(|table| table.get("ids").cloned())
         .and_then(|ids| ids.try_into().ok())
         .unwrap_or_default();
-    let mut extra: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for case in &cases {
         if retired.contains(&case.id) {
             return Err(format!(
@@ -86,23 +92,36 @@ pub fn generate(root: &Path) -> Result<Generation, String> {
                 case.format
             ));
         }
-        extra
+    }
+    let readme = readme_for(root, &cases);
+    Ok(Generation { cases, readme })
+}
+
+/// README.md with its table counting the corpus on disk plus the generated cases, so a
+/// generated case not written yet is counted already.
+fn readme_for(root: &Path, cases: &[GeneratedCase]) -> Result<Vec<u8>, String> {
+    let mut generated: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for case in cases {
+        generated
             .entry(case.format.clone())
             .or_default()
             .insert(case.id.clone());
     }
-    let table = readme::table(&cases_dir, &extra)?;
+    let table = readme::table(&root.join("cases"), &generated)?;
     let readme_path = root.join("README.md");
     let current = fs::read_to_string(&readme_path)
         .map_err(|error| format!("{}: {error}", readme_path.display()))?;
-    let readme = readme::with_table(&current, &table)?.into_bytes();
-    Ok(Generation { cases, readme })
+    Ok(readme::with_table(&current, &table)?.into_bytes())
 }
 
 impl Generation {
-    /// Every generated file: its path relative to the repository root and its bytes.
+    /// Every generated file: its path relative to the repository root and its bytes
+    /// (README.md only when it could be built).
     pub fn files(&self) -> Vec<(PathBuf, &[u8])> {
-        let mut files: Vec<(PathBuf, &[u8])> = vec![(PathBuf::from("README.md"), &self.readme)];
+        let mut files: Vec<(PathBuf, &[u8])> = Vec::new();
+        if let Ok(readme) = &self.readme {
+            files.push((PathBuf::from("README.md"), readme));
+        }
         for case in &self.cases {
             for (name, bytes) in &case.files {
                 files.push((case_dir(case).join(name), bytes));
@@ -114,6 +133,12 @@ impl Generation {
     /// Compares the generated files with the repository at `root`.
     pub fn problems(&self, root: &Path) -> Result<Vec<Problem>, String> {
         let mut problems = Vec::new();
+        if let Err(reason) = &self.readme {
+            problems.push(Problem::Unbuildable(
+                PathBuf::from("README.md"),
+                reason.clone(),
+            ));
+        }
         for (path, bytes) in self.files() {
             match fs::read(root.join(&path)) {
                 Ok(on_disk) if on_disk == bytes => {}
@@ -154,20 +179,20 @@ impl Generation {
     }
 
     /// Writes every generated file that differs from the repository at `root` and removes
-    /// unexpected entries of generated case directories; returns what changed.
+    /// unexpected entries of generated case directories; returns what it changed. The
+    /// cases come first and README.md last, counted from the corpus just written, so a
+    /// broken generated `case.toml` is repaired rather than blocking the count.
     pub fn write(&self, root: &Path) -> Result<Vec<Problem>, String> {
-        let problems = self.problems(root)?;
+        let mut changed: Vec<Problem> = self
+            .problems(root)?
+            .into_iter()
+            .filter(|problem| !matches!(problem, Problem::Unbuildable(..)))
+            .collect();
         let unexpected = self.unexpected(root)?;
-        for (path, bytes) in self.files() {
-            let full = root.join(&path);
-            if fs::read(&full).ok().as_deref() == Some(bytes) {
-                continue;
+        for case in &self.cases {
+            for (name, bytes) in &case.files {
+                write_if_changed(root, &case_dir(case).join(name), bytes)?;
             }
-            if let Some(parent) = full.parent() {
-                fs::create_dir_all(parent)
-                    .map_err(|error| format!("{}: {error}", parent.display()))?;
-            }
-            fs::write(&full, bytes).map_err(|error| format!("{}: {error}", path.display()))?;
         }
         for (path, is_dir) in unexpected {
             let full = root.join(&path);
@@ -178,8 +203,29 @@ impl Generation {
             };
             removed.map_err(|error| format!("{}: {error}", path.display()))?;
         }
-        Ok(problems)
+        let readme = readme_for(root, &self.cases)?;
+        let readme_path = PathBuf::from("README.md");
+        if write_if_changed(root, &readme_path, &readme)?
+            && !changed.contains(&Problem::Differs(readme_path.clone()))
+        {
+            changed.push(Problem::Differs(readme_path));
+        }
+        Ok(changed)
     }
+}
+
+/// Writes `bytes` to `path` (relative to `root`) unless it already holds them; returns
+/// whether it wrote.
+fn write_if_changed(root: &Path, path: &Path, bytes: &[u8]) -> Result<bool, String> {
+    let full = root.join(path);
+    if fs::read(&full).ok().as_deref() == Some(bytes) {
+        return Ok(false);
+    }
+    if let Some(parent) = full.parent() {
+        fs::create_dir_all(parent).map_err(|error| format!("{}: {error}", parent.display()))?;
+    }
+    fs::write(&full, bytes).map_err(|error| format!("{}: {error}", path.display()))?;
+    Ok(true)
 }
 
 fn case_dir(case: &GeneratedCase) -> PathBuf {

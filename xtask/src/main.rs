@@ -49,6 +49,7 @@ fn main() -> ExitCode {
                     println!("wrote    {}", path.display())
                 }
                 xtask::Problem::Unexpected(path) => println!("removed  {}", path.display()),
+                xtask::Problem::Unbuildable(..) => {}
             }
         }
         println!(
