@@ -542,3 +542,55 @@ fn line_column(text: &str) -> Option<(u32, u32)> {
     let (line, column) = text.split_once(':')?;
     Some((line.parse().ok()?, column.parse().ok()?))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row() -> Table {
+        toml::from_str("max = 600\nname = \"behavior.explain\"\nhex = \"000b\"").unwrap()
+    }
+
+    #[test]
+    fn a_whole_placeholder_keeps_the_row_value_and_its_type() {
+        let template: Table = toml::from_str("value = { fill = \"{max}\" }").unwrap();
+        let filled = substitute_table(&template, &row()).unwrap();
+        assert_eq!(filled["value"]["fill"], Value::Integer(600));
+    }
+
+    #[test]
+    fn placeholders_inside_text_are_filled_and_other_braces_kept() {
+        let template: Table = toml::from_str(
+            "description = \"{name} of exactly {max} characters, U+{hex|upper}\"\n\
+             value = '{\"a\": {}}'",
+        )
+        .unwrap();
+        let filled = substitute_table(&template, &row()).unwrap();
+        assert_eq!(
+            filled["description"].as_str(),
+            Some("behavior.explain of exactly 600 characters, U+000B")
+        );
+        assert_eq!(filled["value"].as_str(), Some("{\"a\": {}}"));
+    }
+
+    #[test]
+    fn expectations_take_their_location_from_the_text_or_the_edit() {
+        let at = Pointer::parse("/summary").unwrap();
+        let parse = |text| parse_expectation(text, "soul-kit", Some(&at)).unwrap();
+        assert_eq!(parse("string.control").pointer.as_deref(), Some("/summary"));
+        assert_eq!(parse("root.type@").pointer.as_deref(), Some(""));
+        let located = parse("json.syntax@3:21");
+        assert_eq!(
+            (located.pointer, located.line, located.column),
+            (None, Some(3), Some(21))
+        );
+        let inside = parse("head.bom@/files/0/content 1:1 warning");
+        assert_eq!(inside.pointer.as_deref(), Some("/files/0/content"));
+        assert_eq!((inside.line, inside.column), (Some(1), Some(1)));
+        assert_eq!(inside.severity.as_deref(), Some("warning"));
+        assert_eq!(inside.rule, "soul-kit.head.bom");
+        let nowhere = parse("size.max@-");
+        assert_eq!((nowhere.pointer, nowhere.line), (None, None));
+        assert!(parse_expectation("size.max", "soul-kit", None).is_err());
+    }
+}
