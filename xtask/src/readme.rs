@@ -70,7 +70,7 @@ pub fn table(
             what(format)
                 .ok_or_else(|| format!("say what `{format}` is in xtask/src/readme.rs"))?
                 .to_owned(),
-            format!("`{spec}`"),
+            spec,
             catalogue.rules_of(format).count().to_string(),
             ids.len().to_string(),
             operations.join(", "),
