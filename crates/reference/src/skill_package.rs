@@ -26,18 +26,8 @@ use mediatype::{MediaType, ReadParams};
 
 use crate::diagnostic::rules::skill_package as rule;
 use crate::diagnostic::{Diagnostic, Format, LineIndex, Location, Position, Report, RuleId, Span};
-use crate::json::{self, pointer_join, Limits, Node, ReadError, ReadRules, Value};
-
-/// The rules reader errors break.
-const READ_RULES: ReadRules = ReadRules {
-    size: rule::ENVELOPE_SIZE,
-    bom: rule::JSON_BOM,
-    utf8: rule::JSON_UTF8,
-    surrogate: rule::JSON_SURROGATE,
-    depth: rule::JSON_DEPTH,
-    trailing: rule::JSON_TRAILING_DATA,
-    syntax: rule::JSON_SYNTAX,
-};
+use crate::json::walk::{optional as member, JsonRules, Repeats, UnknownMembers, Walker};
+use crate::json::{Limits, Node, ReadRules, Value};
 
 pub use tree::check as check_tree;
 
@@ -61,6 +51,35 @@ pub const MAX_DEPTH: usize = 32;
 
 /// The head's path (spec, Head contract: "Head path: Exactly SKILL.md").
 pub const HEAD_PATH: &str = "SKILL.md";
+
+/// The envelope's JSON layer: skill-package.envelope.size (decision: 8 MiB bound on the
+/// envelope), skill-package.json.* (spec, Serialization: the envelope is JSON),
+/// skill-package.json.duplicate-key (decision: every repetition is an error) and
+/// skill-package.envelope.unknown-key (decision: both objects are closed, and each
+/// unknown member is reported, repetitions included).
+static JSON_RULES: JsonRules = JsonRules {
+    limits: Limits {
+        max_bytes: MAX_ENVELOPE_BYTES,
+        max_depth: MAX_DEPTH,
+    },
+    read: ReadRules {
+        size: rule::ENVELOPE_SIZE,
+        bom: rule::JSON_BOM,
+        utf8: rule::JSON_UTF8,
+        surrogate: rule::JSON_SURROGATE,
+        depth: rule::JSON_DEPTH,
+        trailing: rule::JSON_TRAILING_DATA,
+        syntax: rule::JSON_SYNTAX,
+    },
+    duplicate: rule::JSON_DUPLICATE_KEY,
+    field_type: rule::FIELD_TYPE,
+    required: rule::ENVELOPE_REQUIRED,
+    unknown: Some(UnknownMembers {
+        rule: rule::ENVELOPE_UNKNOWN_KEY,
+        note: "this object is closed",
+        repeats: Repeats::EachOccurrence,
+    }),
+};
 
 const ENVELOPE_FIELDS: &[&str] = &["version", "kind", "headPath", "files"];
 const FILE_FIELDS: &[&str] = &["path", "content", "contentType"];
@@ -139,11 +158,14 @@ pub fn check_head_file(source: &[u8]) -> Report {
 /// Checks a JSON envelope.
 pub fn check_envelope(source: &[u8]) -> Report {
     let mut checker = Envelope {
-        source,
-        report: Report::new(Format::SkillPackage),
+        walker: Walker::new(source, &JSON_RULES, Format::SkillPackage),
     };
-    checker.document();
-    checker.report
+    // The reader reports skill-package.envelope.size, skill-package.json.* and duplicate
+    // keys.
+    if let Some(document) = checker.walker.read() {
+        checker.root(&document.root);
+    }
+    checker.walker.report
 }
 
 /// Where a file's content sits, so that a diagnostic about a place inside the content gets
@@ -322,41 +344,12 @@ pub(crate) struct PackageFile<'a> {
 }
 
 struct Envelope<'s> {
-    source: &'s [u8],
-    report: Report,
+    walker: Walker<'s>,
 }
 
-impl<'s> Envelope<'s> {
+impl Envelope<'_> {
     fn at(&mut self, rule: RuleId, pointer: &str, span: Span, message: String) {
-        self.report.diagnostics.push(Diagnostic::new(
-            rule,
-            Location::pointer(pointer, span),
-            message,
-        ));
-    }
-
-    fn document(&mut self) {
-        let limits = Limits {
-            max_bytes: MAX_ENVELOPE_BYTES,
-            max_depth: MAX_DEPTH,
-        };
-        let source = self.source;
-        let document = match json::read(source, limits) {
-            Ok(document) => document,
-            Err(error) => return self.read_error(&error),
-        };
-        // skill-package.json.duplicate-key (decision: every repetition is an error).
-        let duplicates = document.duplicate_diagnostics(source, rule::JSON_DUPLICATE_KEY);
-        self.report.diagnostics.extend(duplicates);
-        self.root(&document.root);
-    }
-
-    fn read_error(&mut self, error: &ReadError) {
-        // skill-package.envelope.size (decision: 8 MiB bound on the envelope) and
-        // skill-package.json.* (spec, Serialization: the envelope is JSON).
-        self.report
-            .diagnostics
-            .push(error.diagnostic(self.source, &READ_RULES));
+        self.walker.at(rule, pointer, span, message);
     }
 
     fn root(&mut self, root: &Node<'_>) {
@@ -412,24 +405,7 @@ impl<'s> Envelope<'s> {
 
     /// skill-package.envelope.unknown-key and the object's required-member rule.
     fn closed_object(&mut self, node: &Node<'_>, pointer: &str, fields: &[&str], required: RuleId) {
-        let members = node.as_object().unwrap_or_default();
-        for member in members {
-            if !fields.contains(&member.key.as_ref()) {
-                let message = format!("unknown member {:?}; this object is closed", member.key);
-                self.at(
-                    rule::ENVELOPE_UNKNOWN_KEY,
-                    &pointer_join(pointer, &member.key),
-                    member.key_span,
-                    message,
-                );
-            }
-        }
-        for field in fields {
-            if !members.iter().any(|member| member.key == *field) {
-                let message = format!("required member {field:?} is missing");
-                self.at(required, &pointer_join(pointer, field), node.span, message);
-            }
-        }
+        self.walker.closed_object(node, pointer, fields, required);
     }
 
     fn files(&mut self, files: &Node<'_>) {
@@ -516,7 +492,7 @@ impl<'s> Envelope<'s> {
                 }
             }
         }
-        paths::check(&package, &mut self.report.diagnostics);
+        paths::check(&package, &mut self.walker.report.diagnostics);
         // skill-package.limit.total-bytes (spec, Limits: 1 MiB in total).
         if total > MAX_TOTAL_BYTES {
             self.at(
@@ -540,27 +516,18 @@ impl<'s> Envelope<'s> {
         if let Some((index, node)) = head {
             if let Some(content) = node.as_str().filter(|text| text.len() <= MAX_FILE_BYTES) {
                 let place = Place::Json {
-                    source: self.source,
+                    source: self.walker.source,
                     pointer: format!("/files/{index}/content"),
                     literal: node.span,
                 };
-                head::check(content, &place, &mut self.report.diagnostics);
+                head::check(content, &place, &mut self.walker.report.diagnostics);
             }
         }
     }
 
     /// skill-package.field.type for strings.
     fn string<'n>(&mut self, node: &'n Node<'_>, pointer: &str) -> Option<&'n str> {
-        if let Some(text) = node.as_str() {
-            return Some(text);
-        }
-        self.at(
-            rule::FIELD_TYPE,
-            pointer,
-            node.span,
-            format!("expected a string, found {}", node.value.kind()),
-        );
-        None
+        self.walker.string(node, pointer)
     }
 
     /// The contentType rules (spec: "All supported package contents are text").
@@ -609,11 +576,6 @@ impl<'s> Envelope<'s> {
             }
         }
     }
-}
-
-/// The first member named `field`, if present (absence is reported by `closed_object`).
-fn member<'n, 'a>(node: &'n Node<'a>, field: &str) -> Option<&'n Node<'a>> {
-    node.get(field).map(|member| &member.value)
 }
 
 #[cfg(test)]

@@ -5,29 +5,48 @@
 //! the spec's field table gives, reporting every violation it finds. Each check names its
 //! rule constant; the rule's catalogue entry cites the passage and any decision taken.
 
-use std::collections::HashSet;
-
 use crate::diagnostic::rules::soul_kit as rule;
-use crate::diagnostic::{Diagnostic, Format, Location, Report, RuleId, Span};
-use crate::json::{self, pointer_join, Limits, Node, ReadError, ReadRules, Value};
+use crate::diagnostic::{Format, Report, RuleId, Span};
+use crate::json::walk::{optional, JsonRules, Repeats, UnknownMembers, Walker};
+use crate::json::{pointer_join, Limits, Node, ReadRules, Value};
 use crate::text;
-
-/// The rules reader errors break.
-const READ_RULES: ReadRules = ReadRules {
-    size: rule::SIZE_MAX,
-    bom: rule::JSON_BOM,
-    utf8: rule::JSON_UTF8,
-    surrogate: rule::JSON_SURROGATE,
-    depth: rule::JSON_DEPTH,
-    trailing: rule::JSON_TRAILING_DATA,
-    syntax: rule::JSON_SYNTAX,
-};
 
 /// Largest valid document, in bytes (spec: "Maximum encoded size is 262144 bytes").
 pub const MAX_BYTES: usize = 262_144;
 
 /// Nesting bound of the reader; see `soul-kit.json.depth`.
 pub const MAX_DEPTH: usize = 64;
+
+/// The JSON layer: soul-kit.size.max (spec: "Maximum encoded size is 262144 bytes"),
+/// soul-kit.json.* (spec: "A Soul Kit is a UTF-8 JSON object"),
+/// soul-kit.json.duplicate-key and soul-kit.object.unknown-key (spec: "unknown properties
+/// and duplicate keys are invalid"; "All objects are closed"), soul-kit.field.type.
+static JSON_RULES: JsonRules = JsonRules {
+    limits: Limits {
+        max_bytes: MAX_BYTES,
+        max_depth: MAX_DEPTH,
+    },
+    read: ReadRules {
+        size: rule::SIZE_MAX,
+        bom: rule::JSON_BOM,
+        utf8: rule::JSON_UTF8,
+        surrogate: rule::JSON_SURROGATE,
+        depth: rule::JSON_DEPTH,
+        trailing: rule::JSON_TRAILING_DATA,
+        syntax: rule::JSON_SYNTAX,
+    },
+    duplicate: rule::JSON_DUPLICATE_KEY,
+    field_type: rule::FIELD_TYPE,
+    required: rule::FIELD_REQUIRED,
+    // Like every other check, the unknown-key check looks at the first occurrence of a
+    // key only, so an unknown key is reported once however often it repeats; its
+    // repetitions are soul-kit.json.duplicate-key's.
+    unknown: Some(UnknownMembers {
+        rule: rule::OBJECT_UNKNOWN_KEY,
+        note: "this object is closed",
+        repeats: Repeats::FirstOnly,
+    }),
+};
 
 const ROOT_FIELDS: &[&str] = &[
     "format",
@@ -67,48 +86,22 @@ struct Count {
 /// Checks one Soul Kit document.
 pub fn check(source: &[u8]) -> Report {
     let mut checker = Checker {
-        source,
-        report: Report::new(Format::SoulKit),
+        walker: Walker::new(source, &JSON_RULES, Format::SoulKit),
     };
-    checker.document();
-    checker.report
+    // The reader reports soul-kit.size.max, soul-kit.json.* and duplicate keys.
+    if let Some(document) = checker.walker.read() {
+        checker.root(&document.root);
+    }
+    checker.walker.report
 }
 
 struct Checker<'s> {
-    source: &'s [u8],
-    report: Report,
+    walker: Walker<'s>,
 }
 
-impl<'s> Checker<'s> {
+impl Checker<'_> {
     fn at(&mut self, rule: RuleId, pointer: &str, span: Span, message: String) {
-        self.report.diagnostics.push(Diagnostic::new(
-            rule,
-            Location::pointer(pointer, span),
-            message,
-        ));
-    }
-
-    fn document(&mut self) {
-        let limits = Limits {
-            max_bytes: MAX_BYTES,
-            max_depth: MAX_DEPTH,
-        };
-        let document = match json::read(self.source, limits) {
-            Ok(document) => document,
-            Err(error) => return self.read_error(&error),
-        };
-        // soul-kit.json.duplicate-key (spec: "unknown properties and duplicate keys are invalid").
-        let duplicates = document.duplicate_diagnostics(self.source, rule::JSON_DUPLICATE_KEY);
-        self.report.diagnostics.extend(duplicates);
-        self.root(&document.root);
-    }
-
-    fn read_error(&mut self, error: &ReadError) {
-        // soul-kit.size.max (spec: "Maximum encoded size is 262144 bytes") and
-        // soul-kit.json.* (spec: "A Soul Kit is a UTF-8 JSON object").
-        self.report
-            .diagnostics
-            .push(error.diagnostic(self.source, &READ_RULES));
+        self.walker.at(rule, pointer, span, message);
     }
 
     fn root(&mut self, root: &Node<'_>) {
@@ -377,73 +370,25 @@ impl<'s> Checker<'s> {
     /// soul-kit.object.unknown-key and soul-kit.field.required (spec: "All objects are
     /// closed"; every listed field is required).
     fn closed_object(&mut self, node: &Node<'_>, pointer: &str, fields: &[&str]) {
-        let members = node.as_object().unwrap_or_default();
-        // Keys met so far, so a repeat is found without comparing every earlier member.
-        let mut seen: HashSet<&str> = HashSet::new();
-        for member in members {
-            // A repeated key is reported by soul-kit.json.duplicate-key; like every other
-            // check, this one looks at the first occurrence only, so an unknown key is
-            // reported once however often it repeats.
-            let repeated = !seen.insert(member.key.as_ref());
-            if !repeated && !fields.contains(&member.key.as_ref()) {
-                let message = format!("unknown member {:?}; this object is closed", member.key);
-                self.at(
-                    rule::OBJECT_UNKNOWN_KEY,
-                    &pointer_join(pointer, &member.key),
-                    member.key_span,
-                    message,
-                );
-            }
-        }
-        for field in fields {
-            if !members.iter().any(|member| member.key == *field) {
-                let message = format!("required member {field:?} is missing");
-                self.at(
-                    rule::FIELD_REQUIRED,
-                    &pointer_join(pointer, field),
-                    node.span,
-                    message,
-                );
-            }
-        }
+        self.walker
+            .closed_object(node, pointer, fields, rule::FIELD_REQUIRED);
     }
 
     /// The first member named `field`, if present (absence is reported by `closed_object`).
     fn member<'n, 'a>(&self, node: &'n Node<'a>, field: &str) -> Option<&'n Node<'a>> {
-        node.get(field).map(|member| &member.value)
+        optional(node, field)
     }
 
     /// soul-kit.field.type for objects.
     fn object_type(&mut self, node: &Node<'_>, pointer: &str) -> bool {
-        if node.as_object().is_some() {
-            return true;
-        }
-        self.at(
-            rule::FIELD_TYPE,
-            pointer,
-            node.span,
-            format!("expected an object, found {}", node.value.kind()),
-        );
-        false
+        self.walker.object(node, pointer).is_some()
     }
 
     /// soul-kit.field.type for strings, then the rules every string obeys.
     fn string<'n>(&mut self, node: &'n Node<'_>, pointer: &str) -> Option<&'n str> {
-        match node.as_str() {
-            Some(text) => {
-                self.string_rules(node, pointer);
-                Some(text)
-            }
-            None => {
-                self.at(
-                    rule::FIELD_TYPE,
-                    pointer,
-                    node.span,
-                    format!("expected a string, found {}", node.value.kind()),
-                );
-                None
-            }
-        }
+        let text = self.walker.string(node, pointer)?;
+        self.string_rules(node, pointer);
+        Some(text)
     }
 
     /// An array of bounded strings.
@@ -463,15 +408,7 @@ impl<'s> Checker<'s> {
         pointer: &str,
         count: &Count,
     ) -> Option<&'n [Node<'a>]> {
-        let Some(items) = node.as_array() else {
-            self.at(
-                rule::FIELD_TYPE,
-                pointer,
-                node.span,
-                format!("expected an array, found {}", node.value.kind()),
-            );
-            return None;
-        };
+        let items = self.walker.array(node, pointer)?;
         if !(count.min..=count.max).contains(&items.len()) {
             let message = format!(
                 "{} entries; there must be {} to {}",

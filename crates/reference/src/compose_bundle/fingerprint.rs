@@ -11,36 +11,38 @@ use sha2::{Digest, Sha256};
 
 use crate::diagnostic::rules::compose_bundle as rule;
 use crate::diagnostic::{Report, Span};
+use crate::json::walk::Walker;
 use crate::Context;
 
 use super::manifest::MODEL_TIERS;
-use super::{strings, JsonFile, Object, Sink};
+use super::{strings, Object};
 
 const VERSION: &str = "agent-compose.bundle-fingerprint.v1";
 
 /// The `fingerprint` operation: the manifest's fingerprint (`sha256:<hex>`) as the value,
 /// or `false` with diagnostics when the covered members are missing or wrong.
 pub fn fingerprint_operation(source: &[u8]) -> Report {
-    let mut sink = Sink::new(true);
-    let value = covered(source, &mut sink).map_or(Value::Bool(false), |covered| {
+    let mut walker = super::document_walker(source);
+    let value = covered(&mut walker).map_or(Value::Bool(false), |covered| {
         Value::String(covered.fingerprint())
     });
-    sink.finish(value)
+    walker.report.value = Some(value);
+    walker.report
 }
 
 /// The `whoami` operation: `{format, seat, role, bundle}` for the manifest, the seat
 /// label taken from the context's `seat` or else the manifest's identity.display_name;
 /// `false` when there is no seat label or no fingerprint.
 pub fn whoami_operation(source: &[u8], context: &Context) -> Report {
-    let mut sink = Sink::new(true);
-    let covered = covered(source, &mut sink);
+    let mut walker = super::document_walker(source);
+    let covered = covered(&mut walker);
     let seat = context
         .get("seat")
         .and_then(Value::as_str)
         .map(str::to_owned)
         .or_else(|| display_name(source));
     let value = match (covered, seat) {
-        (Some(covered), Some(seat)) if !sink.has_errors() => json!({
+        (Some(covered), Some(seat)) if !walker.has_errors() => json!({
             "format": "agent-compose.whoami.v1",
             "seat": seat,
             "role": covered.role,
@@ -48,17 +50,17 @@ pub fn whoami_operation(source: &[u8], context: &Context) -> Report {
         }),
         (Some(_), None) => {
             // compose-bundle.whoami.record (decision: no seat label, no record).
-            sink.at(
+            walker.at_pointer(
                 rule::WHOAMI_RECORD,
-                "/identity/display_name".to_owned(),
-                None,
+                "/identity/display_name",
                 "no seat label: the context gives no seat and the manifest no identity.display_name",
             );
             Value::Bool(false)
         }
         _ => Value::Bool(false),
     };
-    sink.finish(value)
+    walker.report.value = Some(value);
+    walker.report
 }
 
 /// The manifest's identity.display_name, when it is a non-empty string.
@@ -118,28 +120,27 @@ impl Covered {
 }
 
 /// Reads the covered members, reporting what is missing or wrong; `None` if anything is.
-fn covered(source: &[u8], sink: &mut Sink) -> Option<Covered> {
-    let file = JsonFile { source, prefix: "" };
-    let document = file.read(sink)?;
-    let root = Object::new(&file, &document.root, String::new(), sink)?;
-    let text = |key: &str, sink: &mut Sink| {
-        let value = root.required_str(&file, key, sink)?;
+fn covered(walker: &mut Walker<'_>) -> Option<Covered> {
+    let document = walker.read()?;
+    let root = Object::new(walker, &document.root, String::new())?;
+    let text = |key: &str, walker: &mut Walker<'_>| {
+        let value = root.required_str(walker, key)?;
         let span = root.get(key).map_or(root.node.span, |node| node.span);
-        Some(nul(value, &root.member_pointer(key), span, sink))
+        Some(nul(value, &root.member_pointer(key), span, walker))
     };
-    let role = text("role", sink);
+    let role = text("role", walker);
     let role_skill = [
-        text("role_skill", sink),
-        text("role_skill_source", sink),
-        text("role_skill_digest", sink),
+        text("role_skill", walker),
+        text("role_skill_source", walker),
+        text("role_skill_digest", walker),
     ];
     // The spec reads a manifest without model_tier as frontier (see the rule's decision).
-    let model_tier = match root.optional_str(&file, "model_tier", sink) {
+    let model_tier = match root.optional_str(walker, "model_tier") {
         Some(tier) if MODEL_TIERS.contains(&tier) => Some(tier.to_owned()),
         Some(tier) => {
-            sink.at(
+            walker.diagnose(
                 rule::MODEL_TIER_VALUE,
-                "/model_tier".to_owned(),
+                "/model_tier",
                 root.get("model_tier").map(|node| node.span),
                 format!("model_tier {tier:?} is not \"frontier\", \"commodity\" or \"oss\""),
             );
@@ -148,27 +149,27 @@ fn covered(source: &[u8], sink: &mut Sink) -> Option<Covered> {
         None if root.get("model_tier").is_some() => None,
         None => Some("frontier".to_owned()),
     };
-    let list = |key: &str, required: bool, sink: &mut Sink| -> Option<Vec<String>> {
+    let list = |key: &str, required: bool, walker: &mut Walker<'_>| -> Option<Vec<String>> {
         let node = if required {
-            root.required(&file, key, sink)?
+            root.required(walker, key)?
         } else {
             match root.get(key) {
                 Some(node) => node,
                 None => return Some(Vec::new()),
             }
         };
-        let items = strings(&file, node, &root.member_pointer(key), sink)?;
+        let items = strings(walker, node, &root.member_pointer(key))?;
         Some(
             items
                 .iter()
-                .map(|item| nul(item.text, &item.pointer, item.span, sink))
+                .map(|item| nul(item.text, &item.pointer, item.span, walker))
                 .collect(),
         )
     };
-    let personalities = list("personalities", true, sink);
-    let boundaries = list("boundaries", false, sink);
-    let sources = list("sources", true, sink);
-    let content = content(&file, &root, sink);
+    let personalities = list("personalities", true, walker);
+    let boundaries = list("boundaries", false, walker);
+    let sources = list("sources", true, walker);
+    let content = content(walker, &root);
     let [Some(skill), Some(skill_source), Some(skill_digest)] = role_skill else {
         return None;
     };
@@ -181,33 +182,29 @@ fn covered(source: &[u8], sink: &mut Sink) -> Option<Covered> {
         sources: sources?,
         content: content?,
     };
-    (!sink.has_errors()).then_some(covered)
+    (!walker.has_errors()).then_some(covered)
 }
 
 /// content[]: each entry's id and digest.
-fn content(
-    file: &JsonFile<'_>,
-    root: &Object<'_, '_>,
-    sink: &mut Sink,
-) -> Option<Vec<(String, String)>> {
-    let node = root.required(file, "content", sink)?;
+fn content(walker: &mut Walker<'_>, root: &Object<'_, '_>) -> Option<Vec<(String, String)>> {
+    let node = root.required(walker, "content")?;
     let Some(items) = node.as_array() else {
-        super::type_error(file, node, "/content", "an array of objects", sink);
+        walker.type_error(node, "/content", "an array of objects");
         return None;
     };
     let mut entries = Vec::with_capacity(items.len());
     let mut complete = true;
     for (index, item) in items.iter().enumerate() {
-        let Some(entry) = Object::new(file, item, format!("/content/{index}"), sink) else {
+        let Some(entry) = Object::new(walker, item, format!("/content/{index}")) else {
             complete = false;
             continue;
         };
-        let member = |key: &str, sink: &mut Sink| {
-            let value = entry.required_str(file, key, sink)?;
+        let member = |key: &str, walker: &mut Walker<'_>| {
+            let value = entry.required_str(walker, key)?;
             let span = entry.get(key).map_or(entry.node.span, |node| node.span);
-            Some(nul(value, &entry.member_pointer(key), span, sink))
+            Some(nul(value, &entry.member_pointer(key), span, walker))
         };
-        match (member("id", sink), member("digest", sink)) {
+        match (member("id", walker), member("digest", walker)) {
             (Some(id), Some(digest)) => entries.push((id, digest)),
             _ => complete = false,
         }
@@ -217,12 +214,12 @@ fn content(
 
 /// compose-bundle.fingerprint.nul (decision: keep the NUL-separated encoding injective):
 /// reports a covered member holding NUL and returns the member's text.
-fn nul(text: &str, pointer: &str, span: Span, sink: &mut Sink) -> String {
+fn nul(text: &str, pointer: &str, span: Span, walker: &mut Walker<'_>) -> String {
     if text.contains('\0') {
-        sink.at(
+        walker.at(
             rule::FINGERPRINT_NUL,
-            pointer.to_owned(),
-            Some(span),
+            pointer,
+            span,
             "a NUL inside a covered member would make the fingerprint collide with another manifest's",
         );
     }

@@ -26,7 +26,6 @@ pub(crate) fn walk(root: &Path, sink: &mut Sink) {
                 sink.at(
                     rule::TREE_ENTRY_KIND,
                     pointer,
-                    None,
                     format!("the directory cannot be listed: {error}"),
                 );
                 continue;
@@ -46,7 +45,6 @@ pub(crate) fn walk(root: &Path, sink: &mut Sink) {
                 sink.at(
                     rule::TREE_PORTABLE_NAME,
                     entry_pointer.clone(),
-                    None,
                     format!("the name {display:?} is not portable"),
                 );
             }
@@ -60,14 +58,12 @@ pub(crate) fn walk(root: &Path, sink: &mut Sink) {
                     sink.at(
                         rule::TREE_ENTRY_KIND,
                         entry_pointer,
-                        None,
                         format!("{what}; a bundle holds only regular files and directories"),
                     );
                 }
                 Err(error) => sink.at(
                     rule::TREE_ENTRY_KIND,
                     entry_pointer,
-                    None,
                     format!("the entry cannot be inspected: {error}"),
                 ),
             }
@@ -125,7 +121,7 @@ pub(crate) fn read_json_file(
         }
         Err(error) => format!("{name} cannot be inspected: {error}"),
     };
-    sink.at(missing, pointer, None, problem);
+    sink.at(missing, pointer, problem);
     None
 }
 
@@ -203,7 +199,6 @@ pub(crate) fn entry_points(root: &Path, manifest: &Manifest, sink: &mut Sink) {
                 sink.at(
                     rule::ENTRY_EXISTS,
                     entry.pointer.clone(),
-                    None,
                     format!(
                         "{} {:?} does not exist inside the bundle: {why}",
                         entry.field, entry.path
@@ -231,7 +226,6 @@ pub(crate) fn entry_points(root: &Path, manifest: &Manifest, sink: &mut Sink) {
             sink.at(
                 rule::ENTRY_KIND,
                 entry.pointer.clone(),
-                None,
                 format!("{} {:?} is {what}, not {wanted}", entry.field, entry.path),
             );
             continue;
@@ -244,11 +238,10 @@ pub(crate) fn entry_points(root: &Path, manifest: &Manifest, sink: &mut Sink) {
                     pointer_join(&pointer, segment)
                 });
             match read_regular(&path) {
-                Ok(bytes) => voice::check_profile_file(&bytes, &file_pointer, sink),
+                Ok(bytes) => sink.file(&file_pointer, &bytes, voice::check_profile_file),
                 Err(error) => sink.at(
                     rule::ENTRY_KIND,
                     entry.pointer.clone(),
-                    None,
                     format!("voice_profile {:?} cannot be read: {error}", entry.path),
                 ),
             }
@@ -285,7 +278,6 @@ pub(crate) fn identity_trees(root: &Path, selected: &[Selected], sink: &mut Sink
             sink.at(
                 rule::IDENTITY_TREE,
                 skills_pointer,
-                None,
                 format!("content/skills is {what}, not the directory of identity trees"),
             );
             return;
@@ -294,7 +286,6 @@ pub(crate) fn identity_trees(root: &Path, selected: &[Selected], sink: &mut Sink
             sink.at(
                 rule::IDENTITY_TREE,
                 skills_pointer,
-                None,
                 format!("content/skills, the directory of identity trees, is missing: {why}"),
             );
             return;
@@ -316,7 +307,6 @@ pub(crate) fn identity_trees(root: &Path, selected: &[Selected], sink: &mut Sink
             sink.at(
                 rule::IDENTITY_TREE,
                 source_pointer,
-                None,
                 "content/skills holds only source directories".to_owned(),
             );
             continue;
@@ -327,7 +317,6 @@ pub(crate) fn identity_trees(root: &Path, selected: &[Selected], sink: &mut Sink
                 sink.at(
                     rule::IDENTITY_TREE,
                     skill_pointer,
-                    None,
                     "a source directory holds only identity trees (directories)".to_owned(),
                 );
                 continue;
@@ -343,7 +332,6 @@ pub(crate) fn identity_trees(root: &Path, selected: &[Selected], sink: &mut Sink
                 sink.at(
                     rule::IDENTITY_TREE,
                     skill_pointer,
-                    None,
                     format!("no skill selected by the trace has the identity tree {key:?}"),
                 );
             }
@@ -359,7 +347,6 @@ pub(crate) fn identity_trees(root: &Path, selected: &[Selected], sink: &mut Sink
             sink.at(
                 rule::IDENTITY_TREE,
                 tree_pointer,
-                None,
                 format!(
                     "skill {:?} from {:?} is selected by the trace but has no identity tree",
                     skill.skill, skill.source
@@ -373,7 +360,6 @@ pub(crate) fn identity_trees(root: &Path, selected: &[Selected], sink: &mut Sink
             sink.at(
                 rule::IDENTITY_TREE,
                 pointer_join(&tree_pointer, "SKILL.md"),
-                None,
                 format!(
                     "the identity tree of {:?} has no regular SKILL.md",
                     skill.skill

@@ -6,10 +6,11 @@ use std::collections::HashSet;
 
 use crate::diagnostic::rules::compose_bundle as rule;
 use crate::diagnostic::Span;
+use crate::json::walk::Walker;
 use crate::json::Node;
 use crate::text;
 
-use super::{is_control, is_portable_segment, strings, JsonFile, Object, Sink};
+use super::{is_control, is_portable_segment, strings, Object};
 
 const ROOT_FIELDS: &[&str] = &[
     "format",
@@ -80,19 +81,15 @@ pub(crate) struct Manifest {
 }
 
 /// Checks `manifest.json`; `None` when it cannot be read as a JSON object.
-pub(crate) fn check(source: &[u8], sink: &mut Sink) -> Option<Manifest> {
-    let file = JsonFile {
-        source,
-        prefix: "/manifest.json",
-    };
-    let document = file.read(sink)?;
+pub(crate) fn check(walker: &mut Walker<'_>) -> Option<Manifest> {
+    let document = walker.read()?;
     let root = &document.root;
     if root.as_object().is_none() {
         // compose-bundle.manifest.present (the manifest is a JSON object).
-        sink.at(
+        walker.at(
             rule::MANIFEST_PRESENT,
-            file.pointer(""),
-            Some(root.span),
+            "",
+            root.span,
             format!("the manifest is {}, not a JSON object", root.value.kind()),
         );
         return None;
@@ -102,28 +99,25 @@ pub(crate) fn check(source: &[u8], sink: &mut Sink) -> Option<Manifest> {
         pointer: String::new(),
     };
     let mut checker = Checker {
-        file: &file,
-        sink,
+        walker,
         manifest: Manifest::default(),
     };
     checker.root(&object);
     Some(checker.manifest)
 }
 
-struct Checker<'f, 's, 'k> {
-    file: &'f JsonFile<'s>,
-    sink: &'k mut Sink,
+struct Checker<'w, 's> {
+    walker: &'w mut Walker<'s>,
     manifest: Manifest,
 }
 
-impl Checker<'_, '_, '_> {
+impl Checker<'_, '_> {
     fn at(&mut self, rule: crate::diagnostic::RuleId, pointer: &str, span: Span, message: String) {
-        let pointer = self.file.pointer(pointer);
-        self.sink.at(rule, pointer, Some(span), message);
+        self.walker.at(rule, pointer, span, message);
     }
 
     fn root(&mut self, root: &Object<'_, '_>) {
-        root.key_case(self.file, ROOT_FIELDS, self.sink);
+        root.key_case(self.walker, ROOT_FIELDS);
 
         // compose-bundle.format.marker (spec: "format is a plain marker").
         match root.get("format") {
@@ -142,11 +136,11 @@ impl Checker<'_, '_, '_> {
             ),
         }
 
-        let role = root.required_str(self.file, "role", self.sink);
+        let role = root.required_str(self.walker, "role");
         let role = role.filter(|role| self.name(role, "/role", field_span(root, "role")));
         self.manifest.role = role.map(str::to_owned);
 
-        if let Some(role_skill) = root.required_str(self.file, "role_skill", self.sink) {
+        if let Some(role_skill) = root.required_str(self.walker, "role_skill") {
             let span = field_span(root, "role_skill");
             // compose-bundle.role-skill.binding (decision: the public naming `role-<role>`).
             if self.name(role_skill, "/role_skill", span) {
@@ -162,13 +156,13 @@ impl Checker<'_, '_, '_> {
                 }
             }
         }
-        if let Some(source) = root.required_str(self.file, "role_skill_source", self.sink) {
+        if let Some(source) = root.required_str(self.walker, "role_skill_source") {
             let span = field_span(root, "role_skill_source");
             if self.name(source, "/role_skill_source", span) {
                 self.stable_id(source, "/role_skill_source", span);
             }
         }
-        if let Some(digest) = root.required_str(self.file, "role_skill_digest", self.sink) {
+        if let Some(digest) = root.required_str(self.walker, "role_skill_digest") {
             self.digest(
                 digest,
                 "/role_skill_digest",
@@ -179,7 +173,7 @@ impl Checker<'_, '_, '_> {
         // compose-bundle.model-tier.value (spec: "frontier, commodity, or oss"; a manifest
         // from before the field is read as frontier). model_class is never looked at
         // (compose-bundle.model-class.ignored).
-        if let Some(tier) = root.optional_str(self.file, "model_tier", self.sink) {
+        if let Some(tier) = root.optional_str(self.walker, "model_tier") {
             if !MODEL_TIERS.contains(&tier) {
                 self.at(
                     rule::MODEL_TIER_VALUE,
@@ -192,7 +186,7 @@ impl Checker<'_, '_, '_> {
 
         self.personalities(root);
         if let Some(node) = root.get("boundaries") {
-            if let Some(items) = strings(self.file, node, "/boundaries", self.sink) {
+            if let Some(items) = strings(self.walker, node, "/boundaries") {
                 for item in items {
                     if self.name(item.text, &item.pointer, item.span) {
                         self.manifest.boundaries.push(item.text.to_owned());
@@ -200,7 +194,7 @@ impl Checker<'_, '_, '_> {
                 }
             }
         }
-        if let Some(color) = root.required_str(self.file, "color", self.sink) {
+        if let Some(color) = root.required_str(self.walker, "color") {
             self.color(color, field_span(root, "color"));
         }
         self.sources(root);
@@ -262,10 +256,10 @@ impl Checker<'_, '_, '_> {
     /// compose-bundle.personalities.list (spec: "personalities preserves the role's
     /// declaration order"; decisions: at least one, distinct, safe names).
     fn personalities(&mut self, root: &Object<'_, '_>) {
-        let Some(node) = root.required(self.file, "personalities", self.sink) else {
+        let Some(node) = root.required(self.walker, "personalities") else {
             return;
         };
-        let Some(items) = strings(self.file, node, "/personalities", self.sink) else {
+        let Some(items) = strings(self.walker, node, "/personalities") else {
             return;
         };
         if node.as_array().is_some_and(<[Node<'_>]>::is_empty) {
@@ -334,10 +328,10 @@ impl Checker<'_, '_, '_> {
 
     /// compose-bundle.sources.list and compose-bundle.id.locator.
     fn sources(&mut self, root: &Object<'_, '_>) {
-        let Some(node) = root.required(self.file, "sources", self.sink) else {
+        let Some(node) = root.required(self.walker, "sources") else {
             return;
         };
-        let Some(items) = strings(self.file, node, "/sources", self.sink) else {
+        let Some(items) = strings(self.walker, node, "/sources") else {
             return;
         };
         if node.as_array().is_some_and(<[Node<'_>]>::is_empty) {
@@ -368,17 +362,12 @@ impl Checker<'_, '_, '_> {
 
     /// compose-bundle.content.list, .content.unique, .digest.syntax, .id.locator.
     fn content(&mut self, root: &Object<'_, '_>) {
-        let Some(node) = root.required(self.file, "content", self.sink) else {
+        let Some(node) = root.required(self.walker, "content") else {
             return;
         };
         let Some(items) = node.as_array() else {
-            super::type_error(
-                self.file,
-                node,
-                "/content",
-                "an array of objects",
-                self.sink,
-            );
+            self.walker
+                .type_error(node, "/content", "an array of objects");
             return;
         };
         if items.is_empty() {
@@ -392,12 +381,11 @@ impl Checker<'_, '_, '_> {
         // Ids met so far; a set, so a manifest of many content entries stays linear.
         let mut ids: HashSet<&str> = HashSet::new();
         for (index, item) in items.iter().enumerate() {
-            let Some(entry) = Object::new(self.file, item, format!("/content/{index}"), self.sink)
-            else {
+            let Some(entry) = Object::new(self.walker, item, format!("/content/{index}")) else {
                 continue;
             };
-            entry.key_case(self.file, CONTENT_FIELDS, self.sink);
-            if let Some(id) = entry.required_str(self.file, "id", self.sink) {
+            entry.key_case(self.walker, CONTENT_FIELDS);
+            if let Some(id) = entry.required_str(self.walker, "id") {
                 let pointer = entry.member_pointer("id");
                 let span = field_span(&entry, "id");
                 if self.name(id, &pointer, span) {
@@ -415,7 +403,7 @@ impl Checker<'_, '_, '_> {
                     self.stable_id(id, &pointer, span);
                 }
             }
-            if let Some(digest) = entry.required_str(self.file, "digest", self.sink) {
+            if let Some(digest) = entry.required_str(self.walker, "digest") {
                 self.digest(
                     digest,
                     &entry.member_pointer("digest"),
@@ -428,13 +416,13 @@ impl Checker<'_, '_, '_> {
     /// compose-bundle.identity.display-name (spec: "identity.display_name carries the
     /// role title").
     fn identity(&mut self, root: &Object<'_, '_>) {
-        let Some(node) = root.required(self.file, "identity", self.sink) else {
+        let Some(node) = root.required(self.walker, "identity") else {
             return;
         };
-        let Some(identity) = Object::new(self.file, node, "/identity".to_owned(), self.sink) else {
+        let Some(identity) = Object::new(self.walker, node, "/identity".to_owned()) else {
             return;
         };
-        identity.key_case(self.file, IDENTITY_FIELDS, self.sink);
+        identity.key_case(self.walker, IDENTITY_FIELDS);
         match identity.get("display_name") {
             None => self.at(
                 rule::IDENTITY_DISPLAY_NAME,
@@ -443,9 +431,7 @@ impl Checker<'_, '_, '_> {
                 "identity.display_name is missing; it carries the role title".to_owned(),
             ),
             Some(name) => {
-                let Some(text) =
-                    super::string(self.file, name, "/identity/display_name", self.sink)
-                else {
+                let Some(text) = self.walker.string(name, "/identity/display_name") else {
                     return;
                 };
                 if !text::has_visible_content(text) {
@@ -470,14 +456,14 @@ impl Checker<'_, '_, '_> {
     /// compose-bundle.delivery.mode, .delivery.complete and .entry.safe-path; the
     /// entry points that are safe are kept for the tree checks.
     fn delivery(&mut self, root: &Object<'_, '_>) {
-        let Some(node) = root.required(self.file, "delivery", self.sink) else {
+        let Some(node) = root.required(self.walker, "delivery") else {
             return;
         };
-        let Some(delivery) = Object::new(self.file, node, "/delivery".to_owned(), self.sink) else {
+        let Some(delivery) = Object::new(self.walker, node, "/delivery".to_owned()) else {
             return;
         };
-        delivery.key_case(self.file, DELIVERY_FIELDS, self.sink);
-        let mode = delivery.required_str(self.file, "mode", self.sink);
+        delivery.key_case(self.walker, DELIVERY_FIELDS);
+        let mode = delivery.required_str(self.walker, "mode");
         if let Some(mode) = mode {
             if mode != NATIVE && mode != COMPILED {
                 self.at(
@@ -523,7 +509,7 @@ impl Checker<'_, '_, '_> {
             ("voice_profile", Want::File),
         ];
         for (field, want) in entry_points {
-            let Some(path) = delivery.optional_str(self.file, field, self.sink) else {
+            let Some(path) = delivery.optional_str(self.walker, field) else {
                 continue;
             };
             let pointer = format!("/delivery/{field}");
@@ -540,7 +526,7 @@ impl Checker<'_, '_, '_> {
             self.manifest.entry_points.push(EntryPoint {
                 field,
                 path: path.to_owned(),
-                pointer: self.file.pointer(&pointer),
+                pointer: self.walker.pointer(&pointer),
                 want,
                 voice_profile: field == "voice_profile",
             });

@@ -26,19 +26,8 @@ use std::path::Path;
 
 use crate::diagnostic::rules::compose_bundle as rule;
 use crate::diagnostic::{Diagnostic, Format, Location, Report, RuleId, Span};
-use crate::json::{self, pointer_join, Document, Limits, Node, ReadError, ReadRules};
-
-/// The rules reader errors break: invalid UTF-8 and lone surrogates are both encoding
-/// errors here, trailing data a syntax error.
-const READ_RULES: ReadRules = ReadRules {
-    size: rule::JSON_SIZE,
-    bom: rule::JSON_BOM,
-    utf8: rule::JSON_ENCODING,
-    surrogate: rule::JSON_ENCODING,
-    depth: rule::JSON_DEPTH,
-    trailing: rule::JSON_SYNTAX,
-    syntax: rule::JSON_SYNTAX,
-};
+use crate::json::walk::{JsonRules, Walker};
+use crate::json::{self, pointer_join, Limits, Node, ReadRules};
 
 pub use fingerprint::{fingerprint_operation, whoami_operation};
 pub use voice::voice_profile_operation;
@@ -54,9 +43,39 @@ const LIMITS: Limits = Limits {
     max_depth: MAX_DEPTH,
 };
 
+/// The JSON layer of every bundle file and operation input: compose-bundle.json.size
+/// (decision: every read is bounded at 1 MiB), compose-bundle.json.bom, .encoding, .depth
+/// and .syntax (invalid UTF-8 and lone surrogates are both encoding errors here, trailing
+/// data a syntax error), compose-bundle.json.duplicate-key (decision: a repeated key means
+/// different things to different readers), compose-bundle.field.type and
+/// compose-bundle.field.required (spec: the manifest example's members and their types).
+/// Bundle objects are open: extra members are not reported, only those that differ from
+/// a defined member in letter case ([`Object::key_case`]).
+static JSON_RULES: JsonRules = JsonRules {
+    limits: LIMITS,
+    read: ReadRules {
+        size: rule::JSON_SIZE,
+        bom: rule::JSON_BOM,
+        utf8: rule::JSON_ENCODING,
+        surrogate: rule::JSON_ENCODING,
+        depth: rule::JSON_DEPTH,
+        trailing: rule::JSON_SYNTAX,
+        syntax: rule::JSON_SYNTAX,
+    },
+    duplicate: rule::JSON_DUPLICATE_KEY,
+    field_type: rule::FIELD_TYPE,
+    required: rule::FIELD_REQUIRED,
+    unknown: None,
+};
+
+/// A walker for an operation's input document, located by pointers into it.
+pub(crate) fn document_walker(source: &[u8]) -> Walker<'_> {
+    Walker::new(source, &JSON_RULES, Format::ComposeBundle)
+}
+
 /// Verifies the bundle rooted at `root`.
 pub fn check_tree(root: &Path) -> Report {
-    let mut sink = Sink::new(false);
+    let mut sink = Sink::new();
     match std::fs::metadata(root) {
         Ok(metadata) if metadata.is_dir() => {}
         _ => {
@@ -65,7 +84,6 @@ pub fn check_tree(root: &Path) -> Report {
             sink.at(
                 rule::MANIFEST_PRESENT,
                 String::new(),
-                None,
                 format!("{} is not a directory", root.display()),
             );
             return sink.report;
@@ -74,14 +92,16 @@ pub fn check_tree(root: &Path) -> Report {
     fs::walk(root, &mut sink);
     let manifest =
         match fs::read_json_file(root, "manifest.json", rule::MANIFEST_PRESENT, &mut sink) {
-            Some(bytes) => manifest::check(&bytes, &mut sink),
+            Some(bytes) => sink.file("/manifest.json", &bytes, manifest::check),
             None => None,
         };
     if let Some(manifest) = &manifest {
         fs::entry_points(root, manifest, &mut sink);
     }
     let selected = match fs::read_json_file(root, "trace.json", rule::TRACE_PRESENT, &mut sink) {
-        Some(bytes) => trace::check(&bytes, manifest.as_ref(), &mut sink),
+        Some(bytes) => sink.file("/trace.json", &bytes, |walker| {
+            trace::check(walker, manifest.as_ref())
+        }),
         None => Vec::new(),
     };
     fs::identity_trees(root, &selected, &mut sink);
@@ -105,98 +125,45 @@ pub fn holds_bundle_marker(root: &Path) -> bool {
     })
 }
 
-/// Collects diagnostics. `spans` is false for trees, whose diagnostics point into several
-/// files, so no single source can be underlined.
+/// Collects the diagnostics of a tree. They point into several files, so none carries a
+/// span: no single source can be underlined.
 pub(crate) struct Sink {
     report: Report,
-    spans: bool,
 }
 
 impl Sink {
-    pub(crate) fn new(spans: bool) -> Sink {
+    pub(crate) fn new() -> Sink {
         Sink {
             report: Report::new(Format::ComposeBundle),
-            spans,
         }
     }
 
-    /// Reports `rule` at `pointer`.
-    pub(crate) fn at(
-        &mut self,
-        rule: RuleId,
-        pointer: String,
-        span: Option<Span>,
-        message: impl Into<String>,
-    ) {
+    /// Reports `rule` at `pointer`, a pointer over the tree.
+    pub(crate) fn at(&mut self, rule: RuleId, pointer: String, message: impl Into<String>) {
         let location = Location {
             pointer: Some(pointer),
             position: None,
-            span: span.filter(|_| self.spans),
+            span: None,
         };
         self.report
             .diagnostics
             .push(Diagnostic::new(rule, location, message));
     }
 
-    /// Whether any error was reported.
-    pub(crate) fn has_errors(&self) -> bool {
-        self.report.verdict() == crate::Verdict::Reject
-    }
-
-    /// The report, with `value` as the operation's result.
-    pub(crate) fn finish(mut self, value: serde_json::Value) -> Report {
-        self.report.value = Some(value);
+    /// Checks the JSON file at `prefix` in the tree (`/manifest.json`) with `check`, whose
+    /// walker locates every diagnostic in the tree; they join the tree's report in order.
+    pub(crate) fn file<T>(
+        &mut self,
+        prefix: &str,
+        source: &[u8],
+        check: impl FnOnce(&mut Walker<'_>) -> T,
+    ) -> T {
+        let mut walker = Walker::in_tree(source, &JSON_RULES, Format::ComposeBundle, prefix);
+        let result = check(&mut walker);
         self.report
-    }
-}
-
-/// One JSON document being checked: its bytes and the pointer of the file in the tree
-/// (`/manifest.json`), empty for an operation's input document.
-pub(crate) struct JsonFile<'s> {
-    pub(crate) source: &'s [u8],
-    pub(crate) prefix: &'s str,
-}
-
-impl<'s> JsonFile<'s> {
-    /// The pointer of a member given by its pointer inside the document.
-    pub(crate) fn pointer(&self, inner: &str) -> String {
-        format!("{}{inner}", self.prefix)
-    }
-
-    /// Reads the document, reporting a read failure and every duplicate key.
-    pub(crate) fn read(&self, sink: &mut Sink) -> Option<Document<'s>> {
-        let document = match json::read(self.source, LIMITS) {
-            Ok(document) => document,
-            Err(error) => {
-                self.read_error(&error, sink);
-                return None;
-            }
-        };
-        // compose-bundle.json.duplicate-key (decision: a repeated key means different
-        // things to different readers).
-        for diagnostic in document.duplicate_diagnostics(self.source, rule::JSON_DUPLICATE_KEY) {
-            self.report_in_tree(diagnostic, sink);
-        }
-        Some(document)
-    }
-
-    fn read_error(&self, error: &ReadError, sink: &mut Sink) {
-        // compose-bundle.json.size (decision: every read is bounded at 1 MiB) and
-        // compose-bundle.json.bom, .encoding, .depth, .syntax.
-        self.report_in_tree(error.diagnostic(self.source, &READ_RULES), sink);
-    }
-
-    /// Moves a diagnostic about this document into the bundle's pointer space: its
-    /// pointer gains the file's prefix (a document-level one gets the file's pointer),
-    /// and its span is kept only when the sink renders source.
-    fn report_in_tree(&self, mut diagnostic: Diagnostic, sink: &mut Sink) {
-        let location = &mut diagnostic.location;
-        location.pointer = match location.pointer.take() {
-            Some(inner) => Some(self.pointer(&inner)),
-            None => (!self.prefix.is_empty()).then(|| self.prefix.to_owned()),
-        };
-        location.span = location.span.filter(|_| sink.spans);
-        sink.report.diagnostics.push(diagnostic);
+            .diagnostics
+            .append(&mut walker.report.diagnostics);
+        result
     }
 }
 
@@ -210,31 +177,27 @@ pub(crate) struct Object<'n, 'a> {
 impl<'n, 'a> Object<'n, 'a> {
     /// The object at `node`, or a `compose-bundle.field.type` diagnostic.
     pub(crate) fn new(
-        file: &JsonFile<'_>,
+        walker: &mut Walker<'_>,
         node: &'n Node<'a>,
         pointer: String,
-        sink: &mut Sink,
     ) -> Option<Object<'n, 'a>> {
-        if node.as_object().is_some() {
-            return Some(Object { node, pointer });
-        }
-        type_error(file, node, &pointer, "an object", sink);
-        None
+        walker.object(node, &pointer)?;
+        Some(Object { node, pointer })
     }
 
     /// compose-bundle.json.key-case: members that differ from a defined member only in
     /// ASCII case (decision: Go's decoder binds them to that member).
-    pub(crate) fn key_case(&self, file: &JsonFile<'_>, defined: &[&str], sink: &mut Sink) {
+    pub(crate) fn key_case(&self, walker: &mut Walker<'_>, defined: &[&str]) {
         for member in self.node.as_object().unwrap_or_default() {
             let key: &str = &member.key;
             if let Some(name) = defined
                 .iter()
                 .find(|name| **name != key && name.eq_ignore_ascii_case(key))
             {
-                sink.at(
+                walker.at(
                     rule::JSON_KEY_CASE,
-                    file.pointer(&pointer_join(&self.pointer, key)),
-                    Some(member.key_span),
+                    &pointer_join(&self.pointer, key),
+                    member.key_span,
                     format!("member {key:?} differs from {name:?} only in letter case; Go readers take it for {name:?}"),
                 );
             }
@@ -251,79 +214,42 @@ impl<'n, 'a> Object<'n, 'a> {
         pointer_join(&self.pointer, key)
     }
 
-    /// The member `key`, or a `compose-bundle.field.required` diagnostic.
-    pub(crate) fn required(
-        &self,
-        file: &JsonFile<'_>,
-        key: &str,
-        sink: &mut Sink,
-    ) -> Option<&'n Node<'a>> {
-        let found = self.get(key);
-        if found.is_none() {
-            // compose-bundle.field.required (spec: the manifest example's members).
-            sink.at(
-                rule::FIELD_REQUIRED,
-                file.pointer(&self.member_pointer(key)),
-                Some(self.node.span),
-                format!("required member {key:?} is missing"),
-            );
-        }
-        found
+    /// The member `key`, or a `compose-bundle.field.required` diagnostic (spec: the
+    /// manifest example's members).
+    pub(crate) fn required(&self, walker: &mut Walker<'_>, key: &str) -> Option<&'n Node<'a>> {
+        walker.required(self.node, &self.pointer, key)
     }
 
     /// A required string member; a missing member or a wrong type is reported.
-    pub(crate) fn required_str(
-        &self,
-        file: &JsonFile<'_>,
-        key: &str,
-        sink: &mut Sink,
-    ) -> Option<&'n str> {
-        let node = self.required(file, key, sink)?;
-        string(file, node, &self.member_pointer(key), sink)
+    pub(crate) fn required_str(&self, walker: &mut Walker<'_>, key: &str) -> Option<&'n str> {
+        walker
+            .required_string(self.node, &self.pointer, key)
+            .map(|member| member.text)
     }
 
     /// An optional string member; a wrong type is reported.
-    pub(crate) fn optional_str(
-        &self,
-        file: &JsonFile<'_>,
-        key: &str,
-        sink: &mut Sink,
-    ) -> Option<&'n str> {
-        let node = self.get(key)?;
-        string(file, node, &self.member_pointer(key), sink)
+    pub(crate) fn optional_str(&self, walker: &mut Walker<'_>, key: &str) -> Option<&'n str> {
+        walker
+            .optional_string(self.node, &self.pointer, key)
+            .map(|member| member.text)
     }
-}
-
-/// compose-bundle.field.type for strings.
-pub(crate) fn string<'n>(
-    file: &JsonFile<'_>,
-    node: &'n Node<'_>,
-    pointer: &str,
-    sink: &mut Sink,
-) -> Option<&'n str> {
-    let text = node.as_str();
-    if text.is_none() {
-        type_error(file, node, pointer, "a string", sink);
-    }
-    text
 }
 
 /// compose-bundle.field.type for arrays of strings: the strings with their pointers,
 /// each wrong item reported.
 pub(crate) fn strings<'n>(
-    file: &JsonFile<'_>,
+    walker: &mut Walker<'_>,
     node: &'n Node<'_>,
     pointer: &str,
-    sink: &mut Sink,
 ) -> Option<Vec<Item<'n>>> {
     let Some(items) = node.as_array() else {
-        type_error(file, node, pointer, "an array of strings", sink);
+        walker.type_error(node, pointer, "an array of strings");
         return None;
     };
     let mut found = Vec::with_capacity(items.len());
     for (index, item) in items.iter().enumerate() {
         let item_pointer = format!("{pointer}/{index}");
-        if let Some(text) = string(file, item, &item_pointer, sink) {
+        if let Some(text) = walker.string(item, &item_pointer) {
             found.push(Item {
                 text,
                 pointer: item_pointer,
@@ -339,22 +265,6 @@ pub(crate) struct Item<'n> {
     pub(crate) text: &'n str,
     pub(crate) pointer: String,
     pub(crate) span: Span,
-}
-
-/// compose-bundle.field.type (spec: the example gives every member's type).
-pub(crate) fn type_error(
-    file: &JsonFile<'_>,
-    node: &Node<'_>,
-    pointer: &str,
-    expected: &str,
-    sink: &mut Sink,
-) {
-    sink.at(
-        rule::FIELD_TYPE,
-        file.pointer(pointer),
-        Some(node.span),
-        format!("expected {expected}, found {}", node.value.kind()),
-    );
 }
 
 /// Control characters: C0, DEL and C1 (see `compose-bundle.string.value`).

@@ -4,9 +4,10 @@
 
 use crate::diagnostic::rules::compose_bundle as rule;
 use crate::json::pointer_join;
+use crate::json::walk::Walker;
 
 use super::manifest::{is_locator, Manifest};
-use super::{is_control, is_portable_segment, JsonFile, Object, Sink};
+use super::{is_control, is_portable_segment, Object};
 
 const TRACE_FIELDS: &[&str] = &["format", "decisions", "providers"];
 const DECISION_FIELDS: &[&str] = &["subject", "kind", "source", "outcome", "reason"];
@@ -29,21 +30,16 @@ struct Decision<'n> {
 
 /// Checks `trace.json` against the manifest (when it could be read) and returns the
 /// skills it selects.
-pub(crate) fn check(source: &[u8], manifest: Option<&Manifest>, sink: &mut Sink) -> Vec<Selected> {
-    let file = JsonFile {
-        source,
-        prefix: "/trace.json",
-    };
-    let Some(document) = file.read(sink) else {
+pub(crate) fn check(walker: &mut Walker<'_>, manifest: Option<&Manifest>) -> Vec<Selected> {
+    let Some(document) = walker.read() else {
         return Vec::new();
     };
     let root = &document.root;
     if root.as_object().is_none() {
         // compose-bundle.trace.present (the trace is a JSON object).
-        sink.at(
+        walker.at_pointer(
             rule::TRACE_PRESENT,
-            file.pointer(""),
-            None,
+            "",
             format!("the trace is {}, not a JSON object", root.value.kind()),
         );
         return Vec::new();
@@ -52,35 +48,34 @@ pub(crate) fn check(source: &[u8], manifest: Option<&Manifest>, sink: &mut Sink)
         node: root,
         pointer: String::new(),
     };
-    trace.key_case(&file, TRACE_FIELDS, sink);
+    trace.key_case(walker, TRACE_FIELDS);
     // compose-bundle.trace.format.
     match trace.get("format") {
         Some(node) if node.as_str() == Some("agent-compose.trace") => {}
-        _ => sink.at(
+        _ => walker.at_pointer(
             rule::TRACE_FORMAT,
-            file.pointer("/format"),
-            None,
+            "/format",
             "the trace's format must be \"agent-compose.trace\"",
         ),
     }
-    let Some(node) = trace.required(&file, "decisions", sink) else {
+    let Some(node) = trace.required(walker, "decisions") else {
         return Vec::new();
     };
     let Some(items) = node.as_array() else {
-        super::type_error(&file, node, "/decisions", "an array of objects", sink);
+        walker.type_error(node, "/decisions", "an array of objects");
         return Vec::new();
     };
     let mut decisions = Vec::new();
     for (index, item) in items.iter().enumerate() {
-        let Some(decision) = Object::new(&file, item, format!("/decisions/{index}"), sink) else {
+        let Some(decision) = Object::new(walker, item, format!("/decisions/{index}")) else {
             continue;
         };
-        decision.key_case(&file, DECISION_FIELDS, sink);
-        let subject = decision.required_str(&file, "subject", sink);
-        let kind = decision.required_str(&file, "kind", sink);
-        let outcome = decision.required_str(&file, "outcome", sink);
-        let source = decision.optional_str(&file, "source", sink);
-        decision.optional_str(&file, "reason", sink);
+        decision.key_case(walker, DECISION_FIELDS);
+        let subject = decision.required_str(walker, "subject");
+        let kind = decision.required_str(walker, "kind");
+        let outcome = decision.required_str(walker, "outcome");
+        let source = decision.optional_str(walker, "source");
+        decision.optional_str(walker, "reason");
         if let (Some(subject), Some(kind), Some(outcome)) = (subject, kind, outcome) {
             decisions.push(Decision {
                 subject,
@@ -92,13 +87,13 @@ pub(crate) fn check(source: &[u8], manifest: Option<&Manifest>, sink: &mut Sink)
         }
     }
     if let Some(manifest) = manifest {
-        profiles(&file, &decisions, manifest, sink);
+        profiles(walker, &decisions, manifest);
     }
-    skills(&file, &decisions, manifest, sink)
+    skills(walker, &decisions, manifest)
 }
 
 /// compose-bundle.trace.profiles (decision: the public verifier's agreement check).
-fn profiles(file: &JsonFile<'_>, decisions: &[Decision<'_>], manifest: &Manifest, sink: &mut Sink) {
+fn profiles(walker: &mut Walker<'_>, decisions: &[Decision<'_>], manifest: &Manifest) {
     let Some(role) = &manifest.role else {
         return;
     };
@@ -115,19 +110,17 @@ fn profiles(file: &JsonFile<'_>, decisions: &[Decision<'_>], manifest: &Manifest
         .iter()
         .filter(|d| d.kind == "profile" && d.outcome == "selected")
     {
-        let pointer = file.pointer(&pointer_join(&decision.pointer, "subject"));
+        let pointer = pointer_join(&decision.pointer, "subject");
         if seen.contains(&decision.subject) {
-            sink.at(
+            walker.at_pointer(
                 rule::TRACE_PROFILES,
-                pointer,
-                None,
+                &pointer,
                 format!("profile {:?} is selected twice", decision.subject),
             );
         } else if !expected.iter().any(|subject| subject == decision.subject) {
-            sink.at(
+            walker.at_pointer(
                 rule::TRACE_PROFILES,
-                pointer,
-                None,
+                &pointer,
                 format!(
                     "profile {:?} is selected but the manifest names no such role, personality or boundary",
                     decision.subject
@@ -138,10 +131,9 @@ fn profiles(file: &JsonFile<'_>, decisions: &[Decision<'_>], manifest: &Manifest
     }
     for subject in &expected {
         if !seen.contains(&subject.as_str()) {
-            sink.at(
+            walker.at_pointer(
                 rule::TRACE_PROFILES,
-                file.pointer("/decisions"),
-                None,
+                "/decisions",
                 format!("the trace does not select the manifest's profile {subject:?}"),
             );
         }
@@ -150,10 +142,9 @@ fn profiles(file: &JsonFile<'_>, decisions: &[Decision<'_>], manifest: &Manifest
 
 /// compose-bundle.trace.skills and compose-bundle.trace.source.
 fn skills(
-    file: &JsonFile<'_>,
+    walker: &mut Walker<'_>,
     decisions: &[Decision<'_>],
     manifest: Option<&Manifest>,
-    sink: &mut Sink,
 ) -> Vec<Selected> {
     let mut selected: Vec<Selected> = Vec::new();
     let mut any = false;
@@ -162,14 +153,13 @@ fn skills(
         .filter(|d| d.kind == "skill" && d.outcome == "selected")
     {
         any = true;
-        let subject_pointer = file.pointer(&pointer_join(&decision.pointer, "subject"));
-        let source_pointer = file.pointer(&pointer_join(&decision.pointer, "source"));
+        let subject_pointer = pointer_join(&decision.pointer, "subject");
+        let source_pointer = pointer_join(&decision.pointer, "source");
         let skill = decision.subject.strip_prefix("skill:");
         let Some(skill) = skill.filter(|skill| is_portable_segment(skill)) else {
-            sink.at(
+            walker.at_pointer(
                 rule::TRACE_SKILLS,
-                subject_pointer,
-                None,
+                &subject_pointer,
                 format!(
                     "{:?} is not `skill:` followed by a safe skill name",
                     decision.subject
@@ -182,15 +172,14 @@ fn skills(
                 None => "a selected skill names its source".to_owned(),
                 Some(source) => format!("source {source:?} is not a safe source id"),
             };
-            sink.at(rule::TRACE_SKILLS, source_pointer, None, message);
+            walker.at_pointer(rule::TRACE_SKILLS, &source_pointer, message);
             continue;
         };
         if let Some(manifest) = manifest {
             if !manifest.sources.iter().any(|known| known == source) {
-                sink.at(
+                walker.at_pointer(
                     rule::TRACE_SOURCE,
-                    source_pointer,
-                    None,
+                    &source_pointer,
                     format!("source {source:?} is not among the manifest's sources"),
                 );
             }
@@ -199,10 +188,9 @@ fn skills(
             .iter()
             .any(|seen| seen.skill == skill && seen.source == source)
         {
-            sink.at(
+            walker.at_pointer(
                 rule::TRACE_SKILLS,
-                subject_pointer,
-                None,
+                &subject_pointer,
                 format!("skill {skill:?} from {source:?} is selected twice"),
             );
             continue;
@@ -213,10 +201,9 @@ fn skills(
         });
     }
     if !any {
-        sink.at(
+        walker.at_pointer(
             rule::TRACE_SKILLS,
-            file.pointer("/decisions"),
-            None,
+            "/decisions",
             "the trace selects no skill",
         );
     }

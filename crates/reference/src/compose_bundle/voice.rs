@@ -13,9 +13,10 @@ use serde_json::{json, Map, Value};
 
 use crate::diagnostic::rules::compose_bundle as rule;
 use crate::diagnostic::Report;
+use crate::json::walk::Walker;
 use crate::json::Node;
 
-use super::{strings, JsonFile, Object, Sink};
+use super::{strings, Object};
 
 const FORMAT: &str = "agent-compose.voice-profile";
 
@@ -62,30 +63,30 @@ impl Rule {
 
 /// The `voice-profile` operation.
 pub fn voice_profile_operation(source: &[u8]) -> Report {
-    let mut sink = Sink::new(true);
-    let file = JsonFile { source, prefix: "" };
-    let value = build(&file, &mut sink).unwrap_or(Value::Bool(false));
-    sink.finish(value)
+    let mut walker = super::document_walker(source);
+    let value = build(&mut walker).unwrap_or(Value::Bool(false));
+    walker.report.value = Some(value);
+    walker.report
 }
 
-fn build(file: &JsonFile<'_>, sink: &mut Sink) -> Option<Value> {
-    let document = file.read(sink)?;
-    let root = Object::new(file, &document.root, String::new(), sink)?;
-    let name = root.required_str(file, "name", sink);
+fn build(walker: &mut Walker<'_>) -> Option<Value> {
+    let document = walker.read()?;
+    let root = Object::new(walker, &document.root, String::new())?;
+    let name = root.required_str(walker, "name");
     let mut generated = Vec::new();
     let mut seen_slugs: Vec<String> = Vec::new();
     if let Some(role) = root.get("role") {
-        bank(file, role, "/role", sink, &mut seen_slugs, &mut generated);
+        bank(walker, role, "/role", &mut seen_slugs, &mut generated);
     }
     if let Some(node) = root.get("personalities") {
         match node.as_array() {
             Some(items) => {
                 for (index, item) in items.iter().enumerate() {
                     let pointer = format!("/personalities/{index}");
-                    bank(file, item, &pointer, sink, &mut seen_slugs, &mut generated);
+                    bank(walker, item, &pointer, &mut seen_slugs, &mut generated);
                 }
             }
-            None => super::type_error(file, node, "/personalities", "an array of banks", sink),
+            None => walker.type_error(node, "/personalities", "an array of banks"),
         }
     }
     let mut carried = Vec::new();
@@ -94,13 +95,13 @@ fn build(file: &JsonFile<'_>, sink: &mut Sink) -> Option<Value> {
             Some(items) => {
                 for (index, item) in items.iter().enumerate() {
                     let pointer = format!("/carried/{index}");
-                    carried_skill(file, item, pointer, sink, &mut carried);
+                    carried_skill(walker, item, pointer, &mut carried);
                 }
             }
-            None => super::type_error(file, node, "/carried", "an array of skills", sink),
+            None => walker.type_error(node, "/carried", "an array of skills"),
         }
     }
-    if sink.has_errors() {
+    if walker.has_errors() {
         return None;
     }
     let rules = merge(carried, generated);
@@ -136,21 +137,20 @@ fn merge(carried: Vec<Rule>, generated: Vec<Rule>) -> Vec<Rule> {
 
 /// One avoid bank `{label, avoid?}`: a generated rule per term whose slug is new.
 fn bank(
-    file: &JsonFile<'_>,
+    walker: &mut Walker<'_>,
     node: &Node<'_>,
     pointer: &str,
-    sink: &mut Sink,
     seen: &mut Vec<String>,
     rules: &mut Vec<Rule>,
 ) {
-    let Some(bank) = Object::new(file, node, pointer.to_owned(), sink) else {
+    let Some(bank) = Object::new(walker, node, pointer.to_owned()) else {
         return;
     };
-    let label = bank.required_str(file, "label", sink);
+    let label = bank.required_str(walker, "label");
     let Some(terms) = bank.get("avoid") else {
         return;
     };
-    let Some(terms) = strings(file, terms, &bank.member_pointer("avoid"), sink) else {
+    let Some(terms) = strings(walker, terms, &bank.member_pointer("avoid")) else {
         return;
     };
     let Some(label) = label else {
@@ -162,10 +162,10 @@ fn bank(
         if slug.is_empty() {
             // compose-bundle.voice.term-unnamed (decision: skipped, as the public
             // implementation does, but not silently).
-            sink.at(
+            walker.at(
                 rule::VOICE_TERM_UNNAMED,
-                file.pointer(&term.pointer),
-                Some(term.span),
+                &term.pointer,
+                term.span,
                 format!(
                     "avoid term {:?} has no ASCII letter or digit to name a rule; it is not linted",
                     term.text
@@ -252,18 +252,12 @@ fn escape(piece: &str) -> String {
 }
 
 /// One carried skill `{skill, profile}`: its rules when its profile is a linter profile.
-fn carried_skill(
-    file: &JsonFile<'_>,
-    node: &Node<'_>,
-    pointer: String,
-    sink: &mut Sink,
-    rules: &mut Vec<Rule>,
-) {
-    let Some(skill) = Object::new(file, node, pointer, sink) else {
+fn carried_skill(walker: &mut Walker<'_>, node: &Node<'_>, pointer: String, rules: &mut Vec<Rule>) {
+    let Some(skill) = Object::new(walker, node, pointer) else {
         return;
     };
-    let name = skill.required_str(file, "skill", sink);
-    let Some(profile) = skill.required(file, "profile", sink) else {
+    let name = skill.required_str(walker, "skill");
+    let Some(profile) = skill.required(walker, "profile") else {
         return;
     };
     let (Some(name), Some(items)) = (name, profile_rules(profile)) else {
@@ -275,7 +269,7 @@ fn carried_skill(
             node: item,
             pointer: format!("{rules_pointer}/{index}"),
         };
-        if let Some(rule) = carried_rule(file, &item, name, sink) {
+        if let Some(rule) = carried_rule(walker, &item, name) {
             rules.push(rule);
         }
     }
@@ -298,12 +292,7 @@ fn profile_rules<'n, 'a>(profile: &'n Node<'a>) -> Option<&'n [Node<'a>]> {
 
 /// compose-bundle.voice.carried: a carried rule keeps the declared keys, typed as
 /// declared, and loses the rest; its source becomes `skill:<skill>`.
-fn carried_rule(
-    file: &JsonFile<'_>,
-    item: &Object<'_, '_>,
-    skill: &str,
-    sink: &mut Sink,
-) -> Option<Rule> {
+fn carried_rule(walker: &mut Walker<'_>, item: &Object<'_, '_>, skill: &str) -> Option<Rule> {
     let text = |key: &str| {
         item.get(key)
             .and_then(Node::as_str)
@@ -311,9 +300,9 @@ fn carried_rule(
             .to_owned()
     };
     let mut wrong = |key: &str, expected: &str| {
-        sink.at(
+        walker.diagnose(
             rule::VOICE_CARRIED,
-            file.pointer(&item.member_pointer(key)),
+            &item.member_pointer(key),
             item.get(key).map(|node| node.span),
             format!("carried rule key {key:?} must be {expected}"),
         );
@@ -372,29 +361,26 @@ fn carried_rule(
     })
 }
 
-/// Validate side: a voice profile file named by delivery.voice_profile, at `prefix` in
-/// the tree.
-pub(crate) fn check_profile_file(source: &[u8], prefix: &str, sink: &mut Sink) {
-    let file = JsonFile { source, prefix };
-    let Some(document) = file.read(sink) else {
+/// Validate side: a voice profile file named by delivery.voice_profile, walked as a file
+/// of the tree.
+pub(crate) fn check_profile_file(walker: &mut Walker<'_>) {
+    let Some(document) = walker.read() else {
         return;
     };
     let root = &document.root;
     // compose-bundle.voice.rules (spec: "The engine refuses an empty rule list").
     let Some(items) = root.get("rules").and_then(|member| member.value.as_array()) else {
-        sink.at(
+        walker.at_pointer(
             rule::VOICE_RULES,
-            file.pointer("/rules"),
-            None,
+            "/rules",
             "a voice profile is a JSON object with a rules array",
         );
         return;
     };
     if items.is_empty() {
-        sink.at(
+        walker.at_pointer(
             rule::VOICE_RULES,
-            file.pointer("/rules"),
-            None,
+            "/rules",
             "the rule list is empty; a seat without rules has no voice profile at all",
         );
     }
@@ -406,10 +392,9 @@ pub(crate) fn check_profile_file(source: &[u8], prefix: &str, sink: &mut Sink) {
                 .and_then(|member| member.value.as_str())
                 .is_some_and(|text| !text.is_empty());
             if !usable {
-                sink.at(
+                walker.at_pointer(
                     rule::VOICE_RULE_SHAPE,
-                    file.pointer(&format!("/rules/{index}/{key}")),
-                    None,
+                    &format!("/rules/{index}/{key}"),
                     format!("a voice profile rule needs a non-empty string {key}"),
                 );
             }

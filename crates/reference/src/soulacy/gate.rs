@@ -9,10 +9,10 @@ use serde_json::{json, Value as JsonValue};
 
 use super::calendar;
 use super::package::{self, check_calendar, check_requires, Schema};
-use super::walk::{optional, Walker};
-use super::{Settings, MAX_PACKAGE_BYTES, PACKAGE_RULES};
+use super::{Settings, PACKAGE_RULES};
 use crate::diagnostic::rules::soulacy_package as rule;
 use crate::diagnostic::{Format, Report};
+use crate::json::walk::{optional, Walker};
 use crate::json::{pointer_join, Member, Node};
 
 /// A kind of requirement: the list it is declared in (in `requires` and in the workspace)
@@ -121,7 +121,7 @@ fn input_string<'n>(
 /// `calendar-order`: compares `a` with `b` (soulacy-package.version.order).
 pub fn calendar_order(source: &[u8]) -> Report {
     let mut walker = Walker::new(source, &PACKAGE_RULES, Format::SoulacyPackage);
-    let order = walker.read(MAX_PACKAGE_BYTES).and_then(|document| {
+    let order = walker.read().and_then(|document| {
         let root = &document.root;
         closed_input(&mut walker, root, &["a", "b"])?;
         let a = input_string(&mut walker, root, "a");
@@ -238,7 +238,7 @@ fn read_workspace<'n>(walker: &mut Walker<'_>, root: &'n Node<'_>) -> Option<Wor
 /// and decides the import (soulacy-package.gate.decision).
 pub fn requirements_gate(source: &[u8], settings: &Settings) -> Report {
     let mut walker = Walker::new(source, &PACKAGE_RULES, Format::SoulacyPackage);
-    let value = match walker.read(MAX_PACKAGE_BYTES) {
+    let value = match walker.read() {
         Some(document) => gate(&mut walker, &document.root, settings),
         None => refused(),
     };

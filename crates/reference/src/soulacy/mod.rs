@@ -14,15 +14,14 @@ mod package;
 mod package_id;
 mod sidecar;
 mod timestamp;
-mod walk;
 
 use time::OffsetDateTime;
 
 use crate::diagnostic::rules::{soulacy_package, soulacy_sidecar};
 use crate::diagnostic::Report;
-use crate::json::ReadRules;
+use crate::json::walk::{JsonRules, Repeats, UnknownMembers};
+use crate::json::{Limits, ReadRules};
 use crate::{Context, Unsupported};
-use walk::JsonRules;
 
 pub use calendar::{compare as compare_versions, parse as parse_version, CalendarVersion};
 
@@ -32,7 +31,18 @@ pub const MAX_PACKAGE_BYTES: usize = 4 * 1024 * 1024;
 /// Largest sidecar read, in bytes (`soulacy-sidecar.size.max`).
 pub const MAX_SIDECAR_BYTES: usize = 64 * 1024;
 
+/// Nesting bound of both formats' reader (`*.json.depth`).
+pub const MAX_DEPTH: usize = 64;
+
+/// What becomes of an unknown member in both formats: a warning, and the member is
+/// ignored (`*.object.unknown-key`); a repeated unknown key is reported at each occurrence.
+const UNKNOWN_NOTE: &str = "it is ignored";
+
 static PACKAGE_RULES: JsonRules = JsonRules {
+    limits: Limits {
+        max_bytes: MAX_PACKAGE_BYTES,
+        max_depth: MAX_DEPTH,
+    },
     read: ReadRules {
         size: soulacy_package::SIZE_MAX,
         bom: soulacy_package::JSON_BOM,
@@ -43,12 +53,20 @@ static PACKAGE_RULES: JsonRules = JsonRules {
         syntax: soulacy_package::JSON_SYNTAX,
     },
     duplicate: soulacy_package::JSON_DUPLICATE_KEY,
-    unknown: soulacy_package::OBJECT_UNKNOWN_KEY,
-    required: soulacy_package::FIELD_REQUIRED,
     field_type: soulacy_package::FIELD_TYPE,
+    required: soulacy_package::FIELD_REQUIRED,
+    unknown: Some(UnknownMembers {
+        rule: soulacy_package::OBJECT_UNKNOWN_KEY,
+        note: UNKNOWN_NOTE,
+        repeats: Repeats::EachOccurrence,
+    }),
 };
 
 static SIDECAR_RULES: JsonRules = JsonRules {
+    limits: Limits {
+        max_bytes: MAX_SIDECAR_BYTES,
+        max_depth: MAX_DEPTH,
+    },
     read: ReadRules {
         size: soulacy_sidecar::SIZE_MAX,
         bom: soulacy_sidecar::JSON_BOM,
@@ -59,9 +77,13 @@ static SIDECAR_RULES: JsonRules = JsonRules {
         syntax: soulacy_sidecar::JSON_SYNTAX,
     },
     duplicate: soulacy_sidecar::JSON_DUPLICATE_KEY,
-    unknown: soulacy_sidecar::OBJECT_UNKNOWN_KEY,
-    required: soulacy_sidecar::FIELD_REQUIRED,
     field_type: soulacy_sidecar::FIELD_TYPE,
+    required: soulacy_sidecar::FIELD_REQUIRED,
+    unknown: Some(UnknownMembers {
+        rule: soulacy_sidecar::OBJECT_UNKNOWN_KEY,
+        note: UNKNOWN_NOTE,
+        repeats: Repeats::EachOccurrence,
+    }),
 };
 
 /// The inputs package rules need besides the document.
@@ -136,6 +158,11 @@ pub fn calendar_order(source: &[u8]) -> Report {
 pub fn requirements_gate(source: &[u8], context: &Context) -> Result<Report, Unsupported> {
     let settings = Settings::from_context(context)?;
     Ok(gate::requirements_gate(source, &settings))
+}
+
+/// Whether a string has no character other than whitespace.
+fn is_blank(text: &str) -> bool {
+    text.chars().all(char::is_whitespace)
 }
 
 #[cfg(test)]

@@ -13,10 +13,10 @@ use sha2::{Digest, Sha256};
 use super::calendar::{self, CalendarError};
 use super::package_id::{self, RESERVED_PUBLISHER};
 use super::timestamp::{self, V1_CUTOFF};
-use super::walk::{is_blank, optional, Walker};
-use super::{Settings, MAX_PACKAGE_BYTES, PACKAGE_RULES};
+use super::{is_blank, Settings, PACKAGE_RULES};
 use crate::diagnostic::rules::soulacy_package as rule;
 use crate::diagnostic::{Format, Report, Span};
+use crate::json::walk::{optional, Text, Walker};
 use crate::json::{pointer_join, Node};
 
 /// Schema v1 (spec: "Schema versions").
@@ -98,7 +98,7 @@ const REQUIRE_ID_LISTS: &[&str] = &["providers", "channels", "mcp_servers", "pee
 /// Validates a package document.
 pub fn check(source: &[u8], settings: &Settings) -> Report {
     let mut walker = Walker::new(source, &PACKAGE_RULES, Format::SoulacyPackage);
-    if let Some(document) = walker.read(MAX_PACKAGE_BYTES) {
+    if let Some(document) = walker.read() {
         check_root(&mut walker, &document.root, "", settings);
     }
     walker.report
@@ -124,11 +124,11 @@ pub fn check_root(
     walker.unknown_members(root, base, ROOT_FIELDS, |_| None);
     let schema = schema_version(walker, root, base, settings);
 
-    if let Some((text, span)) = walker.optional_string(root, base, "exported_at") {
+    if let Some(Text { text, span }) = walker.optional_string(root, base, "exported_at") {
         check_timestamp(walker, &pointer_join(base, "exported_at"), text, span);
     }
     // soulacy-package.soul-yaml.content (opening paragraph: "a redacted SOUL.yaml").
-    if let Some((text, span)) = walker.required_string(root, base, "soul_yaml") {
+    if let Some(Text { text, span }) = walker.required_string(root, base, "soul_yaml") {
         if is_blank(text) {
             walker.at(
                 rule::SOUL_YAML_CONTENT,
@@ -160,7 +160,7 @@ fn schema_version(
     base: &str,
     settings: &Settings,
 ) -> Option<Schema> {
-    let (text, span) = walker.required_string(root, base, "schema_version")?;
+    let Text { text, span } = walker.required_string(root, base, "schema_version")?;
     let pointer = pointer_join(base, "schema_version");
     // soulacy-package.schema-version.value (Schema versions: v1 or v2, matched exactly).
     let schema = match text {
@@ -234,7 +234,7 @@ fn check_manifest(
         MANIFEST_V2_STRINGS
     };
     for field in MANIFEST_STRINGS.iter().chain(v2_strings) {
-        let Some((text, span)) = walker.optional_string(manifest, pointer, field) else {
+        let Some(Text { text, span }) = walker.optional_string(manifest, pointer, field) else {
             continue;
         };
         let field_pointer = pointer_join(pointer, field);
@@ -430,7 +430,7 @@ pub fn check_requires(walker: &mut Walker<'_>, requires: &Node<'_>, pointer: &st
 
 /// The required name of a requirement (soulacy-package.requires.blank-id).
 fn requirement_name(walker: &mut Walker<'_>, item: &Node<'_>, pointer: &str, field: &str) {
-    if let Some((text, span)) = walker.required_string(item, pointer, field) {
+    if let Some(Text { text, span }) = walker.required_string(item, pointer, field) {
         if is_blank(text) {
             walker.at(
                 rule::REQUIRES_BLANK_ID,
@@ -465,7 +465,8 @@ fn check_files(walker: &mut Walker<'_>, files: &Node<'_>, pointer: &str) {
     let mut seen: HashSet<String> = HashSet::new();
     for_each_object(walker, files, pointer, |walker, item, item_pointer| {
         walker.unknown_members(item, item_pointer, FILE_FIELDS, |_| None);
-        if let Some((path, span)) = walker.required_string(item, item_pointer, "path") {
+        if let Some(Text { text: path, span }) = walker.required_string(item, item_pointer, "path")
+        {
             let path_pointer = pointer_join(item_pointer, "path");
             check_path(walker, &path_pointer, path, span);
             // soulacy-package.files.path-duplicate.
@@ -482,9 +483,13 @@ fn check_files(walker: &mut Walker<'_>, files: &Node<'_>, pointer: &str) {
         }
         let digest = walker
             .required_string(item, item_pointer, "sha256")
-            .and_then(|(digest, span)| {
-                check_digest(walker, &pointer_join(item_pointer, "sha256"), digest, span)
-                    .then_some((digest, span))
+            .filter(|digest| {
+                check_digest(
+                    walker,
+                    &pointer_join(item_pointer, "sha256"),
+                    digest.text,
+                    digest.span,
+                )
             });
         if let Some(bytes) = walker.required(item, item_pointer, "bytes") {
             walker.count(bytes, &pointer_join(item_pointer, "bytes"));
@@ -492,7 +497,7 @@ fn check_files(walker: &mut Walker<'_>, files: &Node<'_>, pointer: &str) {
         let text = walker.optional_string(item, item_pointer, "text");
         // soulacy-package.files.digest-mismatch (the importer refuses a file whose text
         // does not hash to its sha256).
-        if let (Some((digest, span)), Some((text, _))) = (digest, text) {
+        if let (Some(Text { text: digest, span }), Some(Text { text, .. })) = (digest, text) {
             let actual = format!("{:x}", Sha256::digest(text.as_bytes()));
             if actual != digest {
                 walker.at(
@@ -560,7 +565,8 @@ fn check_integrity(walker: &mut Walker<'_>, integrity: &Node<'_>, pointer: &str)
     for field in ["algorithm", "signature", "public_key"] {
         walker.optional_string(integrity, pointer, field);
     }
-    if let Some((digest, span)) = walker.optional_string(integrity, pointer, "sha256") {
+    if let Some(Text { text: digest, span }) = walker.optional_string(integrity, pointer, "sha256")
+    {
         check_digest(walker, &pointer_join(pointer, "sha256"), digest, span);
     }
     if let Some(verified) = optional(integrity, "verified") {

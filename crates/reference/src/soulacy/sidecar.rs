@@ -5,10 +5,10 @@ use super::calendar::{self, CalendarError};
 use super::package::{SCHEMA_V1, SCHEMA_V2};
 use super::package_id;
 use super::timestamp;
-use super::walk::{optional, Walker};
-use super::{MAX_SIDECAR_BYTES, SIDECAR_RULES};
+use super::SIDECAR_RULES;
 use crate::diagnostic::rules::soulacy_sidecar as rule;
 use crate::diagnostic::{Format, Report};
+use crate::json::walk::{optional, Text, Walker};
 use crate::json::Node;
 
 const FIELDS: &[&str] = &[
@@ -27,7 +27,7 @@ const PUBLISHER_FIELDS: &[&str] = &["id", "display_name", "signature_key", "trus
 /// Validates a sidecar document.
 pub fn check(source: &[u8]) -> Report {
     let mut walker = Walker::new(source, &SIDECAR_RULES, Format::SoulacySidecar);
-    if let Some(document) = walker.read(MAX_SIDECAR_BYTES) {
+    if let Some(document) = walker.read() {
         check_root(&mut walker, &document.root);
     }
     walker.report
@@ -47,9 +47,8 @@ fn check_root(walker: &mut Walker<'_>, root: &Node<'_>) {
     walker.unknown_members(root, "", FIELDS, |_| None);
 
     // soulacy-sidecar.schema-version.value (the installed package's schema).
-    let schema = walker
-        .required_string(root, "", "schema_version")
-        .and_then(|(text, span)| match text {
+    let schema = walker.required_string(root, "", "schema_version").and_then(
+        |Text { text, span }| match text {
             SCHEMA_V1 | SCHEMA_V2 => Some(text),
             _ => {
                 walker.at(
@@ -62,7 +61,8 @@ fn check_root(walker: &mut Walker<'_>, root: &Node<'_>) {
                 );
                 None
             }
-        });
+        },
+    );
     let v2 = schema == Some(SCHEMA_V2);
 
     // soulacy-sidecar.field.required: package_id and installed_version in v2 sidecars.
@@ -71,7 +71,7 @@ fn check_root(walker: &mut Walker<'_>, root: &Node<'_>) {
     } else {
         walker.optional_string(root, "", "package_id")
     };
-    if let Some((text, span)) = package_id {
+    if let Some(Text { text, span }) = package_id {
         if let Err(problems) = package_id::check(text) {
             // soulacy-sidecar.package-id.shape / .publisher / .package.
             if problems.shape {
@@ -108,7 +108,7 @@ fn check_root(walker: &mut Walker<'_>, root: &Node<'_>) {
     } else {
         walker.optional_string(root, "", "installed_version")
     };
-    if let (true, Some((text, span))) = (v2, installed_version) {
+    if let (true, Some(Text { text, span })) = (v2, installed_version) {
         match calendar::parse(text) {
             Ok(_) => {}
             // soulacy-sidecar.installed-version.calendar.
@@ -129,7 +129,7 @@ fn check_root(walker: &mut Walker<'_>, root: &Node<'_>) {
     }
 
     // soulacy-sidecar.installed-at.rfc3339.
-    if let Some((text, span)) = walker.required_string(root, "", "installed_at") {
+    if let Some(Text { text, span }) = walker.required_string(root, "", "installed_at") {
         if timestamp::parse_rfc3339(text).is_none() {
             walker.at(
                 rule::INSTALLED_AT_RFC3339,

@@ -11,6 +11,10 @@
 //! - every object member kept in order, duplicates included, and duplicate keys reported
 //!   at every depth, comparing keys after escape decoding (`"id"` equals `"\u0069d"`);
 //! - a byte span for every value and key, and JSON pointers for locating them.
+//!
+//! [`walk`] builds on the reader: the typed member access every JSON checker shares.
+
+pub mod walk;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
