@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context as _, Result};
 use clap::Args;
-use soulcheck_reference::{detect_format, Context, Format, Input, Profile, Verdict};
+use soulcheck_reference::{detect_format, registry, Context, Format, Input, Profile, Verdict};
 
 use crate::output;
 
@@ -50,6 +50,7 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
             Format::ALL.map(Format::name).join(", ")
         ),
     };
+    check_operation(format, &args.operation)?;
     let context = context(&args)?;
     let origin = args.path.display().to_string();
     let (report, source) = if args.path.is_dir() {
@@ -84,6 +85,32 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
         Verdict::Accept => ExitCode::SUCCESS,
         Verdict::Reject => ExitCode::from(1),
     })
+}
+
+/// Refuses an operation the format does not have, naming the ones it has (from the
+/// reference's format registry).
+fn check_operation(format: Format, operation: &str) -> Result<()> {
+    if operation == "validate" {
+        return Ok(());
+    }
+    let Some(entry) = registry::entry(format) else {
+        bail!("the reference has no entry for {format}");
+    };
+    if entry.operation(operation).is_some() {
+        return Ok(());
+    }
+    let known: Vec<String> = std::iter::once("validate".to_owned())
+        .chain(
+            entry
+                .operations
+                .iter()
+                .map(|operation| format!("{} ({})", operation.name, operation.summary)),
+        )
+        .collect();
+    bail!(
+        "{format} has no operation `{operation}`; its operations: {}",
+        known.join(", ")
+    )
 }
 
 /// The context rules see: `--context-json`, then `--now`, `--fingerprint`, `--profile`

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use base64::Engine as _;
 use serde::Serialize;
-use soulcheck_reference::{Format, Input, OPERATIONS};
+use soulcheck_reference::{operations, Format, Input};
 use soulcheck_vocabulary::wire::{
     Command, Goodbye, Hello, Implementation, InputMessage, Reply, RunRequest, PROTOCOL_VERSION,
 };
@@ -24,10 +24,7 @@ pub fn implementation() -> Implementation {
             .iter()
             .map(|format| format.name().to_owned())
             .collect(),
-        operations: OPERATIONS
-            .iter()
-            .map(|operation| (*operation).to_owned())
-            .collect(),
+        operations: operations().into_iter().map(str::to_owned).collect(),
     }
 }
 

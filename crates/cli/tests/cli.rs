@@ -73,6 +73,15 @@ fn user_errors_exit_2_with_a_hint() {
         &soulcheck(&["check", "missing.soulkit.json"]),
     );
     snapshot(
+        "check-unknown-operation",
+        &soulcheck(&[
+            "check",
+            "cases/soul-md/soul-md-all-optional-sections/SOUL.md",
+            "--operation",
+            "whoami",
+        ]),
+    );
+    snapshot(
         "run-unknown-format-name",
         &soulcheck(&["run", "--format", "soul-kid"]),
     );

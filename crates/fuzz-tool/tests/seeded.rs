@@ -112,7 +112,7 @@ fn seeded(
             .map_err(|error| fail(&seed.name, &seed.bytes, error))?;
     }
     // Each JSON format's seeds padded one byte past its limit: refused unread.
-    if let Some((limit, _)) = target.size_limit() {
+    if let Some(limit) = target.size_limit().map(|limit| limit.max_bytes) {
         for seed in seeds
             .iter()
             .filter(|seed| seed.bytes.len() <= limit)

@@ -22,6 +22,8 @@ use std::alloc::System;
 
 use arbitrary::Unstructured;
 use soulcheck_reference::json;
+use soulcheck_reference::registry::{self, DocumentKind, SizeLimit};
+use soulcheck_reference::skill_package;
 use soulcheck_reference::{Context, Format, Input, Report, Verdict};
 
 pub use invariants::{Expected, Place, Violation};
@@ -204,71 +206,54 @@ impl Target {
         )
     }
 
-    /// Whether a corpus case input feeds this target: a document of its format and
-    /// operation `validate`, or for the manifest target, a bundle's `manifest.json`.
+    /// The kind of document the target checks, from its format's registry entry: the
+    /// format's default document, or for the head target the bare `SKILL.md`. `None` for
+    /// the bare JSON reader.
+    pub fn document_kind(self) -> Option<&'static DocumentKind> {
+        let entry = registry::entry(self.format()?)?;
+        match self {
+            Target::SkillMdHead => entry.document(skill_package::HEAD_PATH),
+            _ => entry.default_document(),
+        }
+    }
+
+    /// Whether a corpus case input feeds this target: a JSON document for the reader, a
+    /// bundle's own `manifest.json` for the manifest target (an operation's input document
+    /// is no manifest), and for the other targets that take documents a document of their
+    /// format and kind.
     pub fn seeded_by(self, format: Format, input_name: &str) -> bool {
         match self {
             Target::JsonReader => is_json_format(format, input_name),
-            Target::SkillPackage => format == Format::SkillPackage && input_name.ends_with(".json"),
-            Target::SkillMdHead => {
-                format == Format::SkillPackage && input_name.ends_with("SKILL.md")
-            }
             Target::ComposeBundleManifest => {
-                format == Format::ComposeBundle && input_name == "manifest.json"
+                self.format() == Some(format) && input_name == self.file_name()
             }
-            target if target.takes_documents() => target.format() == Some(format),
+            target if target.takes_documents() => {
+                let kind = registry::entry(format).and_then(|entry| entry.document(input_name));
+                target.format() == Some(format) && kind == target.document_kind()
+            }
             _ => false,
         }
     }
 
-    /// The size limit past which the target's document is refused unread, and the rule.
-    pub fn size_limit(self) -> Option<(usize, &'static str)> {
-        match self {
-            Target::SoulKit | Target::SoulKitStructured => Some((
-                soulcheck_reference::soul_kit::MAX_BYTES,
-                "soul-kit.size.max",
-            )),
-            Target::SoulacyPackage | Target::SoulacyPackageStructured => Some((
-                soulcheck_reference::soulacy::MAX_PACKAGE_BYTES,
-                "soulacy-package.size.max",
-            )),
-            Target::SoulacySidecar | Target::SoulacySidecarStructured => Some((
-                soulcheck_reference::soulacy::MAX_SIDECAR_BYTES,
-                "soulacy-sidecar.size.max",
-            )),
-            Target::SkillPackage | Target::SkillPackageStructured => Some((
-                soulcheck_reference::skill_package::MAX_ENVELOPE_BYTES,
-                "skill-package.envelope.size",
-            )),
-            Target::SkillMdHead => Some((
-                soulcheck_reference::skill_package::MAX_FILE_BYTES,
-                "skill-package.limit.file-bytes",
-            )),
-            _ => None,
+    /// The size limit past which the target's document is refused unread, and its rule.
+    /// A tree target has none: its document is one file of a tree, and the tree
+    /// invariants do not judge how a file is refused.
+    pub fn size_limit(self) -> Option<SizeLimit> {
+        if self.is_tree() {
+            return None;
         }
+        self.document_kind()?.size_limit
     }
 
     /// The file name the document is checked under.
     pub fn file_name(self) -> &'static str {
-        match self.format() {
-            None => "input.json",
-            Some(Format::SoulKit) => "input.soulkit.json",
-            Some(Format::SoulacyPackage) => "input.soulacy-agent.json",
-            Some(Format::SoulacySidecar) => ".soulacy-package.json",
-            Some(Format::SoulMd) => "SOUL.md",
-            Some(Format::SkillPackage) if self == Target::SkillMdHead => "SKILL.md",
-            Some(Format::SkillPackage) => "package.json",
-            Some(Format::ComposeBundle) => "manifest.json",
-            Some(_) => "input",
-        }
+        self.document_kind()
+            .map_or("input.json", |kind| kind.file_name)
     }
 
     /// Whether the target's documents are JSON (pointers resolve, serde_json round trips).
     pub fn is_json(self) -> bool {
-        !matches!(
-            self,
-            Target::SoulMd | Target::SoulMdStructured | Target::SkillMdHead
-        )
+        self.document_kind().is_none_or(|kind| kind.json)
     }
 }
 
@@ -359,13 +344,12 @@ pub fn run(target: Target, data: &[u8], meter: Option<&Meter>) -> Result<Outcome
     Ok(Outcome::Checked)
 }
 
-/// Whether a case input of `format` named `name` is a JSON document.
+/// Whether a case input of `format` named `name` is a JSON document, by the kind of
+/// document the registry makes of the name.
 pub fn is_json_format(format: Format, name: &str) -> bool {
-    match format {
-        Format::SoulKit | Format::SoulacyPackage | Format::SoulacySidecar => true,
-        Format::SkillPackage | Format::ComposeBundle => name.ends_with(".json"),
-        _ => false,
-    }
+    registry::entry(format)
+        .and_then(|entry| entry.document(name))
+        .is_some_and(|kind| kind.json)
 }
 
 /// The reference's report on one document.
@@ -390,9 +374,11 @@ fn measured<T>(meter: Option<&Meter>, body: impl FnOnce() -> T) -> (T, usize) {
 }
 
 fn allocation_bound(target: Target, size: usize, allocated: usize) -> Result<(), Violation> {
-    let base = match target.format() {
-        Some(Format::SkillPackage) => ALLOCATION_BASE + YAML_ALIAS_ALLOWANCE,
-        _ => ALLOCATION_BASE,
+    // Only a skill package carries YAML (its heads), and with it the alias budget.
+    let base = if target.format() == Some(Format::SkillPackage) {
+        ALLOCATION_BASE + YAML_ALIAS_ALLOWANCE
+    } else {
+        ALLOCATION_BASE
     };
     let bound = ALLOCATION_PER_BYTE
         .saturating_mul(size)
@@ -421,10 +407,10 @@ fn check_document(
     allocation_bound(target, bytes.len(), allocated)?;
     invariants::determinism(&report, &check(format, name, bytes)?)?;
     invariants::rules_of_format(format, &report)?;
-    let limit = target.size_limit().map(|(limit, _)| limit);
+    let limit = target.size_limit().map(|limit| limit.max_bytes);
     let oversized = limit.is_some_and(|limit| bytes.len() > limit);
-    if let (true, Some((_, rule))) = (oversized, target.size_limit()) {
-        invariants::oversized(rule, &report)?;
+    if let (true, Some(size_limit)) = (oversized, target.size_limit()) {
+        invariants::oversized(size_limit.rule.id, &report)?;
         if allocated > OVERSIZE_ALLOCATION {
             return Err(Violation::new(
                 "size-limit",
@@ -581,4 +567,117 @@ fn json_reader(data: &[u8], meter: Option<&Meter>) -> Result<(), Violation> {
     }
     reader::agrees_with_serde(data, &read)?;
     reader::refuses_oversized(data, meter)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every target has its cargo-fuzz binary, `[[bin]]` in `fuzz/Cargo.toml` at
+    /// `fuzz_targets/<name>.rs`, and that file exists; and every binary is a target.
+    #[test]
+    fn every_target_has_its_fuzz_binary() {
+        let fuzz = seeds::workspace().join("fuzz");
+        let manifest = std::fs::read_to_string(fuzz.join("Cargo.toml")).unwrap();
+        let manifest: toml::Table = manifest.parse().unwrap();
+        let bins = manifest["bin"].as_array().expect("[[bin]] tables");
+        let bin_path = |name: &str| {
+            bins.iter()
+                .find(|bin| bin["name"].as_str() == Some(name))
+                .map(|bin| bin["path"].as_str().expect("a path").to_owned())
+        };
+        for target in Target::ALL {
+            let name = target.name();
+            let expected = format!("fuzz_targets/{name}.rs");
+            assert_eq!(bin_path(name), Some(expected.clone()), "[[bin]] of {name}");
+            assert!(fuzz.join(&expected).is_file(), "{expected} is missing");
+        }
+        for bin in bins {
+            let name = bin["name"].as_str().expect("a name");
+            assert!(Target::from_name(name).is_some(), "{name} is no target");
+        }
+    }
+
+    /// Every format whose entry points take documents is fuzzed on raw bytes by a target
+    /// whose inputs are its documents.
+    #[test]
+    fn every_format_with_documents_has_a_raw_bytes_target() {
+        for entry in registry::ENTRIES {
+            if entry.documents.is_empty() {
+                continue;
+            }
+            assert!(
+                Target::ALL
+                    .iter()
+                    .any(|target| target.takes_documents() && target.format() == Some(entry.format)),
+                "no raw-bytes target for {}",
+                entry.format
+            );
+        }
+    }
+
+    /// The targets' file names and JSON-ness, as the registry gives them.
+    #[test]
+    fn targets_take_their_names_from_the_registry() {
+        let names: Vec<(&str, &str, bool)> = Target::ALL
+            .iter()
+            .map(|target| (target.name(), target.file_name(), target.is_json()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("json_reader", "input.json", true),
+                ("soul_kit", "input.soulkit.json", true),
+                ("soul_kit_structured", "input.soulkit.json", true),
+                ("soulacy_package", "input.soulacy-agent.json", true),
+                (
+                    "soulacy_package_structured",
+                    "input.soulacy-agent.json",
+                    true
+                ),
+                ("soulacy_sidecar", ".soulacy-package.json", true),
+                ("soulacy_sidecar_structured", ".soulacy-package.json", true),
+                ("soul_md", "SOUL.md", false),
+                ("soul_md_structured", "SOUL.md", false),
+                ("skill_package", "package.json", true),
+                ("skill_package_structured", "package.json", true),
+                ("skill_md_head", "SKILL.md", false),
+                ("compose_bundle_manifest", "manifest.json", true),
+                ("compose_bundle_tree", "manifest.json", true),
+            ]
+        );
+        let limits: Vec<(&str, usize, &str)> = Target::ALL
+            .iter()
+            .filter_map(|target| {
+                let limit = target.size_limit()?;
+                Some((target.name(), limit.max_bytes, limit.rule.id))
+            })
+            .collect();
+        assert_eq!(
+            limits,
+            [
+                ("soul_kit", 262_144, "soul-kit.size.max"),
+                ("soul_kit_structured", 262_144, "soul-kit.size.max"),
+                ("soulacy_package", 4 << 20, "soulacy-package.size.max"),
+                (
+                    "soulacy_package_structured",
+                    4 << 20,
+                    "soulacy-package.size.max"
+                ),
+                ("soulacy_sidecar", 64 << 10, "soulacy-sidecar.size.max"),
+                (
+                    "soulacy_sidecar_structured",
+                    64 << 10,
+                    "soulacy-sidecar.size.max"
+                ),
+                ("skill_package", 8 << 20, "skill-package.envelope.size"),
+                (
+                    "skill_package_structured",
+                    8 << 20,
+                    "skill-package.envelope.size"
+                ),
+                ("skill_md_head", 262_144, "skill-package.limit.file-bytes"),
+            ]
+        );
+    }
 }

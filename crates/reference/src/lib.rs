@@ -1,6 +1,7 @@
 //! soulcheck-reference: the reference implementation of the five agent-identity formats
-//! the suite certifies, with one module per format, the shared diagnostics model and the
-//! strict JSON reader.
+//! the suite certifies, with one module per format, the shared diagnostics model, the
+//! strict JSON reader with the walk every JSON checker shares, and the [`registry`] that
+//! says which module checks which format.
 //!
 //! It is a library and nothing else: no command line, no harness, no processes. The
 //! reference is one validator among others; the command line adapts it to the harness's
@@ -9,6 +10,7 @@
 pub mod compose_bundle;
 pub mod diagnostic;
 pub mod json;
+pub mod registry;
 pub mod skill_package;
 pub mod soul_kit;
 pub mod soul_md;
@@ -18,6 +20,7 @@ pub mod text;
 use std::path::Path;
 
 pub use diagnostic::{Diagnostic, Format, Location, Report, Severity, Span, Verdict};
+pub use registry::operations;
 
 pub use soulcheck_vocabulary::{Context, Profile};
 
@@ -46,12 +49,44 @@ pub enum Input<'a> {
     Tree(&'a Path),
 }
 
+impl<'a> Input<'a> {
+    /// The bytes of a document, or the refusal of `operation` of `format` when the input
+    /// is a tree: for an entry point that takes documents only.
+    pub fn document_bytes(self, format: Format, operation: &str) -> Result<&'a [u8], Unsupported> {
+        match self {
+            Input::Document { bytes, .. } => Ok(bytes),
+            Input::Tree(_) => Err(Unsupported::operation(format, operation)),
+        }
+    }
+
+    /// The root of a tree, or the refusal of `operation` of `format` when the input is a
+    /// document: for an entry point that takes trees only.
+    pub fn tree_root(self, format: Format, operation: &str) -> Result<&'a Path, Unsupported> {
+        match self {
+            Input::Tree(root) => Ok(root),
+            Input::Document { .. } => Err(Unsupported::operation(format, operation)),
+        }
+    }
+}
+
 /// The reference cannot handle a request: the format, the operation or the kind of input
 /// is not implemented.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unsupported {
     /// Why.
     pub reason: String,
+}
+
+impl Unsupported {
+    /// The refusal of `operation` of `format`: the operation is unknown for the format, or
+    /// its entry point does not take this kind of input.
+    pub fn operation(format: Format, operation: &str) -> Unsupported {
+        Unsupported {
+            reason: format!(
+                "the reference does not implement operation `{operation}` of {format} on this input"
+            ),
+        }
+    }
 }
 
 impl std::fmt::Display for Unsupported {
@@ -62,93 +97,22 @@ impl std::fmt::Display for Unsupported {
 
 impl std::error::Error for Unsupported {}
 
-/// Operations besides `validate` that the reference implements, for some format each.
-pub const OPERATIONS: &[&str] = &[
-    "fingerprint",
-    "calendar-order",
-    "requirements-gate",
-    "voice-profile",
-    "whoami",
-];
-
-/// Runs `operation` (`validate` for plain validation) on `input` as `format`.
+/// Runs `operation` (`validate` for plain validation) on `input` as `format`, through the
+/// format's entry in the [`registry`].
 pub fn check(
     format: Format,
     operation: &str,
     input: Input<'_>,
     context: &Context,
 ) -> Result<Report, Unsupported> {
-    let unsupported = || Unsupported {
-        reason: format!(
-            "the reference does not implement operation `{operation}` of {format} on this input"
-        ),
-    };
-    match (format, operation, input) {
-        (Format::SoulKit, "validate", Input::Document { bytes, .. }) => Ok(soul_kit::check(bytes)),
-        (Format::SkillPackage, "validate", Input::Document { name, bytes }) => {
-            Ok(skill_package::check_document(name, bytes))
-        }
-        (Format::SkillPackage, "validate", Input::Tree(root)) => {
-            Ok(skill_package::check_tree(root))
-        }
-        (Format::SoulacyPackage, "validate", Input::Document { bytes, .. }) => {
-            soulacy::check_package(bytes, context)
-        }
-        (Format::SoulacyPackage, "calendar-order", Input::Document { bytes, .. }) => {
-            Ok(soulacy::calendar_order(bytes))
-        }
-        (Format::SoulacyPackage, "requirements-gate", Input::Document { bytes, .. }) => {
-            soulacy::requirements_gate(bytes, context)
-        }
-        (Format::SoulacySidecar, "validate", Input::Document { bytes, .. }) => {
-            Ok(soulacy::check_sidecar(bytes))
-        }
-        (Format::SoulMd, "validate", Input::Document { bytes, .. }) => {
-            Ok(soul_md::check(bytes, context))
-        }
-        (Format::SoulMd, "fingerprint", Input::Document { bytes, .. }) => {
-            Ok(soul_md::fingerprint_report(bytes))
-        }
-        (Format::ComposeBundle, "validate", Input::Tree(root)) => {
-            Ok(compose_bundle::check_tree(root))
-        }
-        (Format::ComposeBundle, "fingerprint", Input::Document { bytes, .. }) => {
-            Ok(compose_bundle::fingerprint_operation(bytes))
-        }
-        (Format::ComposeBundle, "voice-profile", Input::Document { bytes, .. }) => {
-            Ok(compose_bundle::voice_profile_operation(bytes))
-        }
-        (Format::ComposeBundle, "whoami", Input::Document { bytes, .. }) => {
-            Ok(compose_bundle::whoami_operation(bytes, context))
-        }
-        _ => Err(unsupported()),
-    }
+    let run = registry::entry(format)
+        .and_then(|entry| entry.entry_point(operation))
+        .ok_or_else(|| Unsupported::operation(format, operation))?;
+    run(input, context)
 }
 
 /// Guesses the format from a path's name (and, for a directory, what it holds), as the
-/// command line does when `--format` is not given.
+/// command line does when `--format` is not given; see [`registry::detect`].
 pub fn detect_format(path: &Path) -> Option<Format> {
-    if path.is_dir() {
-        // A bundle is told by its manifest's marker. A manifest.json without the marker
-        // (or one that is not even a regular file) still makes the directory a bundle to
-        // check, unless a SKILL.md says it is a skill package shipping a manifest of its own.
-        let has_manifest = std::fs::symlink_metadata(path.join("manifest.json")).is_ok();
-        let has_skill = path.join("SKILL.md").is_file();
-        if compose_bundle::holds_bundle_marker(path) || (has_manifest && !has_skill) {
-            return Some(Format::ComposeBundle);
-        }
-        if has_skill {
-            return Some(Format::SkillPackage);
-        }
-        return None;
-    }
-    let name = path.file_name()?.to_str()?;
-    match name {
-        "SOUL.md" => Some(Format::SoulMd),
-        "SKILL.md" => Some(Format::SkillPackage),
-        ".soulacy-package.json" => Some(Format::SoulacySidecar),
-        _ if name.ends_with(".soulkit.json") => Some(Format::SoulKit),
-        _ if name.ends_with(".soulacy-agent.json") => Some(Format::SoulacyPackage),
-        _ => None,
-    }
+    registry::detect(path)
 }

@@ -1,13 +1,12 @@
 //! Skill package ("Package reference", SPECS.md): the JSON envelope of an asset
 //! package, its `SKILL.md` head, the package paths and the content limits.
 //!
-//! Three inputs reach the same rules:
+//! Three inputs reach the same rules through [`validate`]:
 //! - a JSON envelope `{version, kind, headPath, files: [{path, content, contentType}]}`, read
-//!   with the strict JSON reader ([`check_envelope`]);
+//!   with the strict JSON reader (`check_envelope`);
 //! - a bare `SKILL.md`, checked against the head contract and the per-file limit
-//!   ([`check_head_file`]);
-//! - a skill directory, whose files are read as the envelope would hold them
-//!   ([`check_tree`], in `tree`).
+//!   (`check_head_file`);
+//! - a skill directory, whose files are read as the envelope would hold them (`tree`).
 //!
 //! The head contract lives in `head`, the path rules in `paths`. Every diagnostic about the
 //! package as a whole or one of its files carries a JSON pointer into the envelope (for a
@@ -28,8 +27,7 @@ use crate::diagnostic::rules::skill_package as rule;
 use crate::diagnostic::{Diagnostic, Format, LineIndex, Location, Position, Report, RuleId, Span};
 use crate::json::walk::{optional as member, JsonRules, Repeats, UnknownMembers, Walker};
 use crate::json::{Limits, Node, ReadRules, Value};
-
-pub use tree::check as check_tree;
+use crate::{Context, Input, Unsupported};
 
 /// Largest content of one file, in UTF-8 bytes of the decoded text (spec, Limits: "Text
 /// content per file: 256 KiB in UTF-8 bytes").
@@ -103,14 +101,20 @@ const TEXT_APPLICATION_TYPES: &[&str] = &[
 ];
 const TEXT_SUFFIXES: &[&str] = &["json", "xml", "yaml"];
 
-/// Checks one document given as skill package: a file named `SKILL.md` is a bare head,
-/// anything else a JSON envelope.
-pub fn check_document(name: &str, bytes: &[u8]) -> Report {
-    if is_head_file_name(name) {
-        check_head_file(bytes)
-    } else {
-        check_envelope(bytes)
-    }
+/// Validates a skill package (`skill-package`, operation `validate`): a document named
+/// `SKILL.md` is a bare head, any other document a JSON envelope, and a tree a skill
+/// directory.
+pub fn validate(input: Input<'_>, _context: &Context) -> Result<Report, Unsupported> {
+    Ok(match input {
+        Input::Document { name, bytes } if is_head_file_name(name) => check_head_file(bytes),
+        Input::Document { bytes, .. } => check_envelope(bytes),
+        Input::Tree(root) => tree::check(root),
+    })
+}
+
+/// Whether a directory is a skill package: it holds a regular `SKILL.md`.
+pub fn is_skill_directory(dir: &Path) -> bool {
+    dir.join(HEAD_PATH).is_file()
 }
 
 /// Whether a file name (or path) names a bare head file.
@@ -122,7 +126,7 @@ pub fn is_head_file_name(name: &str) -> bool {
 
 /// Checks a bare `SKILL.md`: the per-file limit, UTF-8, then the head contract.
 /// Diagnostics carry a line and column in the file (the size limit carries none).
-pub fn check_head_file(source: &[u8]) -> Report {
+fn check_head_file(source: &[u8]) -> Report {
     let mut report = Report::new(Format::SkillPackage);
     // skill-package.limit.file-bytes (spec, Limits: 256 KiB per file): an oversize head is
     // reported by the limit alone and not parsed.
@@ -156,7 +160,7 @@ pub fn check_head_file(source: &[u8]) -> Report {
 }
 
 /// Checks a JSON envelope.
-pub fn check_envelope(source: &[u8]) -> Report {
+fn check_envelope(source: &[u8]) -> Report {
     let mut checker = Envelope {
         walker: Walker::new(source, &JSON_RULES, Format::SkillPackage),
     };

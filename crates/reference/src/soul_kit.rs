@@ -10,6 +10,7 @@ use crate::diagnostic::{Format, Report, RuleId, Span};
 use crate::json::walk::{optional, JsonRules, Repeats, UnknownMembers, Walker};
 use crate::json::{pointer_join, Limits, Node, ReadRules, Value};
 use crate::text;
+use crate::{Context, Input, Unsupported};
 
 /// Largest valid document, in bytes (spec: "Maximum encoded size is 262144 bytes").
 pub const MAX_BYTES: usize = 262_144;
@@ -83,8 +84,13 @@ struct Count {
     max: usize,
 }
 
+/// Validates one Soul Kit document (`soul-kit`, operation `validate`); a tree is refused.
+pub fn validate(input: Input<'_>, _context: &Context) -> Result<Report, Unsupported> {
+    Ok(check(input.document_bytes(Format::SoulKit, "validate")?))
+}
+
 /// Checks one Soul Kit document.
-pub fn check(source: &[u8]) -> Report {
+fn check(source: &[u8]) -> Report {
     let mut checker = Checker {
         walker: Walker::new(source, &JSON_RULES, Format::SoulKit),
     };

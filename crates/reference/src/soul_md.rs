@@ -18,7 +18,7 @@ use sha2::{Digest, Sha256};
 use crate::diagnostic::rules::soul_md as rule;
 use crate::diagnostic::{Diagnostic, Format, LineIndex, Location, Report, RuleId, Span};
 use crate::text;
-use crate::Context;
+use crate::{Context, Input, Unsupported};
 
 /// The recommended maximum size, in estimated tokens (spec: "keep under 4,000 tokens").
 pub const RECOMMENDED_MAX_TOKENS: usize = 4_000;
@@ -70,7 +70,7 @@ const LABEL_SEPARATORS: &[char] = &[':', '：', '—', '–', '-'];
 
 /// The fingerprint of a SOUL.md: the SHA-256 digest of its exact bytes as 64 lowercase
 /// hex digits (`soul-md.fingerprint.digest`). Nothing is normalised first.
-pub fn fingerprint(bytes: &[u8]) -> String {
+pub fn fingerprint_of(bytes: &[u8]) -> String {
     format!("{:x}", Sha256::digest(bytes))
 }
 
@@ -79,16 +79,26 @@ pub fn estimated_tokens(bytes: &[u8]) -> usize {
     bytes.len().div_ceil(BYTES_PER_TOKEN)
 }
 
-/// The `fingerprint` operation: the document's fingerprint as the report's value.
-pub fn fingerprint_report(source: &[u8]) -> Report {
+/// The `fingerprint` operation: the document's fingerprint as the report's value; a tree
+/// is refused.
+pub fn fingerprint(input: Input<'_>, _context: &Context) -> Result<Report, Unsupported> {
+    let source = input.document_bytes(Format::SoulMd, "fingerprint")?;
     let mut report = Report::new(Format::SoulMd);
-    report.value = Some(serde_json::Value::String(fingerprint(source)));
-    report
+    report.value = Some(serde_json::Value::String(fingerprint_of(source)));
+    Ok(report)
 }
 
-/// Checks one SOUL.md. `context` may hold the stored fingerprint under
-/// [`FINGERPRINT_CONTEXT_KEY`].
-pub fn check(source: &[u8], context: &Context) -> Report {
+/// Validates one SOUL.md (`soul-md`, operation `validate`); a tree is refused. `context`
+/// may hold the stored fingerprint under [`FINGERPRINT_CONTEXT_KEY`].
+pub fn validate(input: Input<'_>, context: &Context) -> Result<Report, Unsupported> {
+    Ok(check(
+        input.document_bytes(Format::SoulMd, "validate")?,
+        context,
+    ))
+}
+
+/// Checks one SOUL.md.
+fn check(source: &[u8], context: &Context) -> Report {
     let mut checker = Checker {
         source,
         lines: OnceCell::new(),
@@ -403,7 +413,7 @@ impl Checker<'_> {
         let Some(stored) = context.get(FINGERPRINT_CONTEXT_KEY) else {
             return;
         };
-        let actual = fingerprint(self.source);
+        let actual = fingerprint_of(self.source);
         let message = match stored.as_str().map(str::trim) {
             None => format!(
                 "the stored fingerprint is not a string; the file's SHA-256 is {actual}"
@@ -773,10 +783,10 @@ mod tests {
     #[test]
     fn fingerprint_is_lowercase_hex_of_raw_bytes() {
         assert_eq!(
-            fingerprint(b""),
+            fingerprint_of(b""),
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
         );
-        assert_ne!(fingerprint(b"# T\n"), fingerprint(b"# T\r\n"));
+        assert_ne!(fingerprint_of(b"# T\n"), fingerprint_of(b"# T\r\n"));
     }
 
     /// The shortcut never skips a document whose first event is a metadata block.

@@ -142,93 +142,124 @@ pub fn generate(u: &mut Unstructured<'_>) -> arbitrary::Result<(Generated, Vec<E
     let edits = u.int_in_range(0u8..=4)?;
     let mut done = Vec::new();
     for _ in 0..edits {
-        let pick = u.int_in_range(0..=entries.len().saturating_sub(1))?;
-        match u.int_in_range(0u8..=7)? {
-            0 | 1 => {
-                // Edit manifest.json or trace.json as JSON.
-                let file = if u.arbitrary()? {
-                    "manifest.json"
-                } else {
-                    "trace.json"
-                };
-                let Some(Entry::File { bytes, .. }) =
-                    entries.iter_mut().find(|entry| entry.path() == file)
-                else {
-                    continue;
-                };
-                let Some(mut tree) = to_tree(bytes) else {
-                    continue;
-                };
-                let what = if u.arbitrary()? {
-                    super::scramble(u, &mut tree)?
-                } else {
-                    let key = *u.choose(NEAR_MISS_KEYS)?;
-                    tree.push_member("", key, Json::str("x"));
-                    format!("add {key:?}")
-                };
-                let (text, _) = super::spell(u, &tree)?;
-                *bytes = text;
-                done.push(format!("{file}: {what}"));
-            }
-            2 => {
-                let removed = entries.remove(pick.min(entries.len().saturating_sub(1)));
-                done.push(format!("remove {}", removed.path()));
-            }
-            3 => {
-                let dir = *u.choose(&[
-                    "",
-                    "content/",
-                    "content/skills/",
-                    "content/skills/aos-public/",
-                ])?;
-                let name = *u.choose(ODD_NAMES)?;
-                let path = format!("{dir}{name}");
-                done.push(format!("add file {path:?}"));
-                entries.push(Entry::File {
-                    path,
-                    bytes: b"odd\n".to_vec(),
-                });
-            }
-            4 => {
-                let Some(entry) = entries.get(pick) else {
-                    continue;
-                };
-                let path = entry.path().to_owned();
-                done.push(format!("{path} becomes a directory"));
-                entries[pick] = Entry::Directory { path };
-            }
-            5 => {
-                let Some(entry) = entries.get(pick) else {
-                    continue;
-                };
-                let path = entry.path().to_owned();
-                let target = (*u.choose(LINK_TARGETS)?).to_owned();
-                done.push(format!("{path} becomes a link to {target}"));
-                entries[pick] = Entry::Symlink { path, target };
-            }
-            6 => {
-                let target = (*u.choose(LINK_TARGETS)?).to_owned();
-                let path = format!("content/link-{}", entries.len());
-                done.push(format!("add link {path} to {target}"));
-                entries.push(Entry::Symlink { path, target });
-            }
-            _ => {
-                // Change a file's bytes: truncate, or append raw bytes.
-                let Some(Entry::File { bytes, path }) = entries.get_mut(pick) else {
-                    continue;
-                };
-                let at = u.int_in_range(0..=bytes.len())?;
-                if u.arbitrary()? {
-                    bytes.truncate(at);
-                    done.push(format!("truncate {path} at {at}"));
-                } else {
-                    let extra: Vec<u8> = u.arbitrary()?;
-                    bytes.splice(at..at, extra);
-                    done.push(format!("insert bytes into {path} at {at}"));
-                }
-            }
+        if let Some(what) = edit(u, &mut entries)? {
+            done.push(what);
         }
     }
+    Ok((described(&entries, &done), entries))
+}
+
+/// One fuzz-chosen edit of the tree, and what it did; `None` when the chosen edit does not
+/// apply to the chosen entry.
+fn edit(u: &mut Unstructured<'_>, entries: &mut Vec<Entry>) -> arbitrary::Result<Option<String>> {
+    let pick = u.int_in_range(0..=entries.len().saturating_sub(1))?;
+    match u.int_in_range(0u8..=7)? {
+        0 | 1 => edit_json_file(u, entries),
+        2 => {
+            let removed = entries.remove(pick.min(entries.len().saturating_sub(1)));
+            Ok(Some(format!("remove {}", removed.path())))
+        }
+        3 => add_odd_file(u, entries).map(Some),
+        4 => {
+            let Some(entry) = entries.get(pick) else {
+                return Ok(None);
+            };
+            let path = entry.path().to_owned();
+            let what = format!("{path} becomes a directory");
+            entries[pick] = Entry::Directory { path };
+            Ok(Some(what))
+        }
+        5 => {
+            let Some(entry) = entries.get(pick) else {
+                return Ok(None);
+            };
+            let path = entry.path().to_owned();
+            let target = (*u.choose(LINK_TARGETS)?).to_owned();
+            let what = format!("{path} becomes a link to {target}");
+            entries[pick] = Entry::Symlink { path, target };
+            Ok(Some(what))
+        }
+        6 => {
+            let target = (*u.choose(LINK_TARGETS)?).to_owned();
+            let path = format!("content/link-{}", entries.len());
+            let what = format!("add link {path} to {target}");
+            entries.push(Entry::Symlink { path, target });
+            Ok(Some(what))
+        }
+        _ => change_bytes(u, entries, pick),
+    }
+}
+
+/// Edits manifest.json or trace.json as JSON: scrambled, or given a near-miss member.
+fn edit_json_file(
+    u: &mut Unstructured<'_>,
+    entries: &mut [Entry],
+) -> arbitrary::Result<Option<String>> {
+    let file = if u.arbitrary()? {
+        "manifest.json"
+    } else {
+        "trace.json"
+    };
+    let Some(Entry::File { bytes, .. }) = entries.iter_mut().find(|entry| entry.path() == file)
+    else {
+        return Ok(None);
+    };
+    let Some(mut tree) = to_tree(bytes) else {
+        return Ok(None);
+    };
+    let what = if u.arbitrary()? {
+        super::scramble(u, &mut tree)?
+    } else {
+        let key = *u.choose(NEAR_MISS_KEYS)?;
+        tree.push_member("", key, Json::str("x"));
+        format!("add {key:?}")
+    };
+    let (text, _) = super::spell(u, &tree)?;
+    *bytes = text;
+    Ok(Some(format!("{file}: {what}")))
+}
+
+/// Adds a file under a name a portable tree must not hold (or another odd one).
+fn add_odd_file(u: &mut Unstructured<'_>, entries: &mut Vec<Entry>) -> arbitrary::Result<String> {
+    let dir = *u.choose(&[
+        "",
+        "content/",
+        "content/skills/",
+        "content/skills/aos-public/",
+    ])?;
+    let name = *u.choose(ODD_NAMES)?;
+    let path = format!("{dir}{name}");
+    let what = format!("add file {path:?}");
+    entries.push(Entry::File {
+        path,
+        bytes: b"odd\n".to_vec(),
+    });
+    Ok(what)
+}
+
+/// Changes a file's bytes: truncates it, or inserts raw bytes.
+fn change_bytes(
+    u: &mut Unstructured<'_>,
+    entries: &mut [Entry],
+    pick: usize,
+) -> arbitrary::Result<Option<String>> {
+    let Some(Entry::File { bytes, path }) = entries.get_mut(pick) else {
+        return Ok(None);
+    };
+    let at = u.int_in_range(0..=bytes.len())?;
+    if u.arbitrary()? {
+        bytes.truncate(at);
+        Ok(Some(format!("truncate {path} at {at}")))
+    } else {
+        let extra: Vec<u8> = u.arbitrary()?;
+        bytes.splice(at..at, extra);
+        Ok(Some(format!("insert bytes into {path} at {at}")))
+    }
+}
+
+/// The generated document of a tree (its manifest's bytes) with what was done to the
+/// tree; only the untouched baseline is predicted, to be accepted.
+fn described(entries: &[Entry], done: &[String]) -> Generated {
     let manifest = entries
         .iter()
         .find_map(|entry| match entry {
@@ -242,15 +273,12 @@ pub fn generate(u: &mut Unstructured<'_>) -> arbitrary::Result<(Generated, Vec<E
     } else {
         done.join(", ")
     };
-    Ok((
-        Generated {
-            bytes: manifest,
-            expected,
-            respelled: None,
-            summary,
-        },
-        entries,
-    ))
+    Generated {
+        bytes: manifest,
+        expected,
+        respelled: None,
+        summary,
+    }
 }
 
 /// Writes entries under `root`. An entry that cannot be created (a file below a path that

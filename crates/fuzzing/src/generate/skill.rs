@@ -138,17 +138,58 @@ pub fn generate(u: &mut Unstructured<'_>) -> arbitrary::Result<Generated> {
     generate_with(u, mutation)
 }
 
+/// A supporting file of the envelope.
+struct SupportFile {
+    path: String,
+    content: String,
+    content_type: String,
+}
+
+/// What a mutation must draw, and how to describe it in a violation message.
+struct Prediction {
+    /// The diagnostics the envelope must get, exactly.
+    expected: Vec<Expected>,
+    /// The mutation's name and what it did.
+    summary: String,
+}
+
+/// The pointer of the head's content: the head is always the first file.
+const HEAD_POINTER: &str = "/files/0/content";
+
 /// An envelope with the given mutation applied.
 pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary::Result<Generated> {
     let decisions = u.bytes(u.len().min(64))?;
     let mut plan = Unstructured::new(decisions);
+    let mut head = valid_head(u)?;
+    let files = support_files(u)?;
+    let u = &mut plan;
+    let mut prediction = Prediction {
+        expected: Vec::new(),
+        summary: format!("{mutation:?}"),
+    };
+    edit_head(u, mutation, &mut head, &mut prediction)?;
+    let mut tree = envelope(u, &head, &files)?;
+    edit_envelope(u, mutation, &mut tree, &files, &mut prediction)?;
+    if mutation == Mutation::Scramble {
+        return super::scrambled(u, &mut tree);
+    }
+    spell(u, mutation, &tree, prediction)
+}
+
+/// A valid head: name and description of fuzz-chosen lengths within their bounds, and a
+/// short body.
+fn valid_head(u: &mut Unstructured<'_>) -> arbitrary::Result<Head> {
     let name_length = super::length(u, 1, NAME_MAX)?;
     let description_length = super::length(u, 1, DESCRIPTION_MAX)?;
-    let mut head = Head {
+    Ok(Head {
         name: Some(scalar(u, name_length)?),
         description: Some(scalar(u, description_length)?),
         body: format!("# {}\n{}", scalar(u, 20)?, scalar(u, 60)?),
-    };
+    })
+}
+
+/// Up to three supporting files under distinct safe paths.
+fn support_files(u: &mut Unstructured<'_>) -> arbitrary::Result<Vec<SupportFile>> {
     let extra = u.int_in_range(0usize..=3)?;
     let mut files = Vec::new();
     let mut used = Vec::new();
@@ -158,71 +199,88 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
             continue;
         }
         used.push(path);
-        files.push((
-            path.to_owned(),
-            scalar(u, 30)? + "\n",
-            (*u.choose(TYPES)?).to_owned(),
-        ));
+        files.push(SupportFile {
+            path: path.to_owned(),
+            content: scalar(u, 30)? + "\n",
+            content_type: (*u.choose(TYPES)?).to_owned(),
+        });
     }
-    let u = &mut plan;
-    let head_pointer = "/files/0/content";
-    let mut expected = Vec::new();
-    let mut summary = format!("{mutation:?}");
-    match mutation {
+    Ok(files)
+}
+
+/// Applies the mutations made on the head: the name or description one character too
+/// long, or missing.
+fn edit_head(
+    u: &mut Unstructured<'_>,
+    mutation: Mutation,
+    head: &mut Head,
+    prediction: &mut Prediction,
+) -> arbitrary::Result<()> {
+    let (field, rule) = match mutation {
         Mutation::LengthPlusOne => {
             if u.arbitrary()? {
                 head.name = Some(scalar(u, NAME_MAX + 1)?);
-                expected.push(Expected::pointer(
-                    "skill-package.head.name.length",
-                    head_pointer,
-                ));
-                summary.push_str(" name");
+                ("name", "skill-package.head.name.length")
             } else {
                 head.description = Some(scalar(u, DESCRIPTION_MAX + 1)?);
-                expected.push(Expected::pointer(
-                    "skill-package.head.description.length",
-                    head_pointer,
-                ));
-                summary.push_str(" description");
+                ("description", "skill-package.head.description.length")
             }
         }
         Mutation::DropField => {
             if u.arbitrary()? {
                 head.name = None;
-                expected.push(Expected::pointer(
-                    "skill-package.head.name.required",
-                    head_pointer,
-                ));
-                summary.push_str(" name");
+                ("name", "skill-package.head.name.required")
             } else {
                 head.description = None;
-                expected.push(Expected::pointer(
-                    "skill-package.head.description.required",
-                    head_pointer,
-                ));
-                summary.push_str(" description");
+                ("description", "skill-package.head.description.required")
             }
         }
-        _ => {}
-    }
+        _ => return Ok(()),
+    };
+    prediction
+        .expected
+        .push(Expected::pointer(rule, HEAD_POINTER));
+    prediction.summary.push_str(&format!(" {field}"));
+    Ok(())
+}
+
+/// The envelope holding the head, first, and the supporting files.
+fn envelope(
+    u: &mut Unstructured<'_>,
+    head: &Head,
+    files: &[SupportFile],
+) -> arbitrary::Result<Json> {
     let mut items = vec![Json::object(vec![
         ("path", Json::str("SKILL.md")),
         ("content", Json::String(head.text(u)?)),
         ("contentType", Json::str("text/markdown")),
     ])];
-    for (path, content, content_type) in &files {
+    for file in files {
         items.push(Json::object(vec![
-            ("path", Json::str(path)),
-            ("content", Json::str(content)),
-            ("contentType", Json::str(content_type)),
+            ("path", Json::str(&file.path)),
+            ("content", Json::str(&file.content)),
+            ("contentType", Json::str(&file.content_type)),
         ]));
     }
-    let mut tree = Json::object(vec![
+    Ok(Json::object(vec![
         ("version", Json::Number("1".into())),
         ("kind", Json::str("asset-package")),
         ("headPath", Json::str("SKILL.md")),
         ("files", Json::Array(items)),
-    ]);
+    ]))
+}
+
+/// Applies the mutations made on the envelope: an unknown or repeated member, a bad or
+/// repeated supporting file path.
+fn edit_envelope(
+    u: &mut Unstructured<'_>,
+    mutation: Mutation,
+    tree: &mut Json,
+    files: &[SupportFile],
+    prediction: &mut Prediction,
+) -> arbitrary::Result<()> {
+    let expected = &mut prediction.expected;
+    let summary = &mut prediction.summary;
     match mutation {
         Mutation::UnknownKey => {
             let key = *u.choose(NEAR_MISS_KEYS)?;
@@ -268,10 +326,18 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
         }
         _ => {}
     }
-    if mutation == Mutation::Scramble {
-        return super::scrambled(u, &mut tree);
-    }
-    let (mut bytes, respelled) = super::spell(u, &tree)?;
+    Ok(())
+}
+
+/// Spells the envelope; a raw control byte is put into the spelled text, and then the
+/// syntax error is all that is reported.
+fn spell(
+    u: &mut Unstructured<'_>,
+    mutation: Mutation,
+    tree: &Json,
+    prediction: Prediction,
+) -> arbitrary::Result<Generated> {
+    let (mut bytes, respelled) = super::spell(u, tree)?;
     if mutation == Mutation::RawControl {
         let control = *u.choose(&[0u8, 1, 2, 7, 8, 0x0B, 0x0C, 0x1B, 0x1F])?;
         let from = u.int_in_range(0..=bytes.len())?;
@@ -285,13 +351,13 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
                 place: Place::Text,
             }]),
             respelled: None,
-            summary,
+            summary: prediction.summary,
         });
     }
     Ok(Generated {
         bytes,
-        expected: Some(expected),
+        expected: Some(prediction.expected),
         respelled: Some(respelled),
-        summary,
+        summary: prediction.summary,
     })
 }

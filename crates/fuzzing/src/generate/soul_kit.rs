@@ -329,231 +329,377 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
     let mut plan = Unstructured::new(decisions);
     let (mut tree, slots) = valid(u)?;
     let u = &mut plan;
-    let mut expected = Vec::new();
-    let pick =
-        |u: &mut Unstructured<'_>, keep: &dyn Fn(&Slot) -> bool| -> arbitrary::Result<Slot> {
-            let candidates: Vec<&Slot> = slots.iter().filter(|slot| keep(slot)).collect();
-            Ok((*u.choose(&candidates)?).clone())
-        };
-    let is_member = |slot: &Slot| !slot.pointer.rsplit('/').next().is_some_and(is_index);
-    let mut summary = format!("{mutation:?}");
+    if mutation == Mutation::Scramble {
+        return super::scrambled(u, &mut tree);
+    }
+    let mut prediction = Prediction {
+        expected: Vec::new(),
+        summary: format!("{mutation:?}"),
+    };
+    edit_tree(u, mutation, &mut tree, &slots, &mut prediction)?;
+    spell(u, mutation, &tree, prediction)
+}
+
+/// What a mutation must draw, and how to describe it in a violation message.
+struct Prediction {
+    /// The diagnostics the document must get, exactly.
+    expected: Vec<Expected>,
+    /// The mutation's name and what it did.
+    summary: String,
+}
+
+impl Prediction {
+    /// Expects `rule` at `pointer` and names the pointer in the summary.
+    fn at(&mut self, rule: &str, pointer: &str) {
+        self.expected.push(Expected::pointer(rule, pointer));
+        self.summary.push_str(&format!(" {pointer}"));
+    }
+}
+
+/// Applies the mutations made on the tree; the size and raw-control mutations act on the
+/// spelled text instead ([`spell`]).
+fn edit_tree(
+    u: &mut Unstructured<'_>,
+    mutation: Mutation,
+    tree: &mut Json,
+    slots: &[Slot],
+    prediction: &mut Prediction,
+) -> arbitrary::Result<()> {
     match mutation {
-        Mutation::None => {}
-        Mutation::DropRequired => {
-            let slot = pick(u, &is_member)?;
-            tree.remove(&slot.pointer);
-            expected.push(Expected::pointer("soul-kit.field.required", &slot.pointer));
-            summary.push_str(&format!(" {}", slot.pointer));
+        Mutation::None | Mutation::Size | Mutation::RawControl | Mutation::Scramble => Ok(()),
+        Mutation::DropRequired => drop_required(u, tree, slots, prediction),
+        Mutation::UnknownKey => unknown_key(u, tree, slots, prediction),
+        Mutation::LengthPlusOne => length_plus_one(u, tree, slots, prediction),
+        Mutation::CountOffByOne => count_off_by_one(u, tree, slots, prediction),
+        Mutation::ControlCharacter => control_character(u, tree, slots, prediction),
+        Mutation::DuplicateKey => duplicate_key(u, tree, slots, prediction),
+        Mutation::WrongType => wrong_type(u, tree, slots, prediction),
+        Mutation::Marker => marker(u, tree, slots, prediction),
+        Mutation::Invisible => invisible(u, tree, slots, prediction),
+        Mutation::BadValue => bad_value(u, tree, prediction),
+    }
+}
+
+/// A fuzz-chosen slot among those `keep` accepts.
+fn pick(
+    u: &mut Unstructured<'_>,
+    slots: &[Slot],
+    keep: impl Fn(&Slot) -> bool,
+) -> arbitrary::Result<Slot> {
+    let candidates: Vec<&Slot> = slots.iter().filter(|slot| keep(slot)).collect();
+    Ok((*u.choose(&candidates)?).clone())
+}
+
+/// Whether a slot is an object member (rather than an array item).
+fn is_member(slot: &Slot) -> bool {
+    !slot.pointer.rsplit('/').next().is_some_and(is_index)
+}
+
+/// Whether a slot is a bounded string.
+fn is_text(slot: &Slot) -> bool {
+    matches!(slot.shape, Shape::Text { .. })
+}
+
+/// Removes a required member.
+fn drop_required(
+    u: &mut Unstructured<'_>,
+    tree: &mut Json,
+    slots: &[Slot],
+    prediction: &mut Prediction,
+) -> arbitrary::Result<()> {
+    let slot = pick(u, slots, is_member)?;
+    tree.remove(&slot.pointer);
+    prediction.at("soul-kit.field.required", &slot.pointer);
+    Ok(())
+}
+
+/// Adds a near-miss key to the root or another object.
+fn unknown_key(
+    u: &mut Unstructured<'_>,
+    tree: &mut Json,
+    slots: &[Slot],
+    prediction: &mut Prediction,
+) -> arbitrary::Result<()> {
+    let mut objects = vec![String::new()];
+    objects.extend(
+        slots
+            .iter()
+            .filter(|slot| matches!(slot.shape, Shape::Object(_)))
+            .map(|slot| slot.pointer.clone()),
+    );
+    let object = u.choose(&objects)?.clone();
+    let key = *u.choose(NEAR_MISS_KEYS)?;
+    let value = Json::str(super::text(u, 1, 20)?);
+    tree.push_member(&object, key, value);
+    prediction.at(
+        "soul-kit.object.unknown-key",
+        &json_text::join(&object, key),
+    );
+    Ok(())
+}
+
+/// Makes a bounded string one character too long.
+fn length_plus_one(
+    u: &mut Unstructured<'_>,
+    tree: &mut Json,
+    slots: &[Slot],
+    prediction: &mut Prediction,
+) -> arbitrary::Result<()> {
+    let slot = pick(u, slots, is_text)?;
+    let Shape::Text { rule, max, .. } = slot.shape else {
+        unreachable!("picked a text slot")
+    };
+    let long = super::text_of(u, max + 1)?;
+    if let Some(node) = tree.at_mut(&slot.pointer) {
+        *node = Json::String(long);
+    }
+    prediction.at(rule, &slot.pointer);
+    Ok(())
+}
+
+/// Makes an array one item too long or too short.
+fn count_off_by_one(
+    u: &mut Unstructured<'_>,
+    tree: &mut Json,
+    slots: &[Slot],
+    prediction: &mut Prediction,
+) -> arbitrary::Result<()> {
+    let slot = pick(u, slots, |slot| {
+        matches!(slot.shape, Shape::Texts { .. } | Shape::Objects { .. })
+    })?;
+    let (count_rule, min, max) = match slot.shape {
+        Shape::Texts {
+            count_rule,
+            min,
+            max,
+            ..
         }
-        Mutation::UnknownKey => {
-            let mut objects = vec![String::new()];
-            objects.extend(
-                slots
-                    .iter()
-                    .filter(|slot| matches!(slot.shape, Shape::Object(_)))
-                    .map(|slot| slot.pointer.clone()),
-            );
-            let object = u.choose(&objects)?.clone();
-            let key = *u.choose(NEAR_MISS_KEYS)?;
-            let value = Json::str(super::text(u, 1, 20)?);
-            tree.push_member(&object, key, value);
-            let pointer = json_text::join(&object, key);
-            expected.push(Expected::pointer("soul-kit.object.unknown-key", &pointer));
-            summary.push_str(&format!(" {pointer}"));
-        }
-        Mutation::LengthPlusOne => {
-            let slot = pick(u, &|slot| matches!(slot.shape, Shape::Text { .. }))?;
-            let Shape::Text { rule, max, .. } = slot.shape else {
-                unreachable!("picked a text slot")
-            };
-            let long = super::text_of(u, max + 1)?;
-            if let Some(node) = tree.at_mut(&slot.pointer) {
-                *node = Json::String(long);
-            }
-            expected.push(Expected::pointer(rule, &slot.pointer));
-            summary.push_str(&format!(" {}", slot.pointer));
-        }
-        Mutation::CountOffByOne => {
-            let slot = pick(u, &|slot| {
-                matches!(slot.shape, Shape::Texts { .. } | Shape::Objects { .. })
-            })?;
-            let (count_rule, min, max) = match slot.shape {
-                Shape::Texts {
-                    count_rule,
-                    min,
-                    max,
-                    ..
-                }
-                | Shape::Objects {
-                    count_rule,
-                    min,
-                    max,
-                    ..
-                } => (count_rule, min, max),
-                _ => unreachable!("picked an array slot"),
-            };
-            let grow = min == 0 || u.arbitrary()?;
-            let target = if grow { max + 1 } else { min - 1 };
-            // A new item is built from the same shape, so only the count is wrong.
-            let mut scratch = Vec::new();
-            let item = match slot.shape {
-                Shape::Texts { item, .. } => value(u, *item, "", &mut scratch)?,
-                Shape::Objects { fields, .. } => object(u, fields, "", &mut scratch)?,
-                _ => unreachable!("picked an array slot"),
-            };
-            if let Some(Json::Array(items)) = tree.at_mut(&slot.pointer) {
-                items.truncate(target);
-                while items.len() < target {
-                    items.push(item.clone());
-                }
-            }
-            expected.push(Expected::pointer(count_rule, &slot.pointer));
-            summary.push_str(&format!(" {} to {target}", slot.pointer));
-        }
-        Mutation::ControlCharacter => {
-            let slot = pick(u, &|slot| matches!(slot.shape, Shape::Text { .. }))?;
-            let control = *u.choose(CONTROLS)?;
-            if let Some(Json::String(text)) = tree.at_mut(&slot.pointer) {
-                // After the first (visible) character; the last one goes, so the length
-                // stays within bounds.
-                let mut chars: Vec<char> = text.chars().collect();
-                if chars.len() > 1 {
-                    chars.pop();
-                }
-                chars.insert(1, control);
-                *text = chars.into_iter().collect();
-            }
-            expected.push(Expected::pointer("soul-kit.string.control", &slot.pointer));
-            summary.push_str(&format!(" U+{:04X} in {}", control as u32, slot.pointer));
-        }
-        Mutation::DuplicateKey => {
-            let slot = pick(u, &is_member)?;
-            tree.duplicate(&slot.pointer);
-            expected.push(Expected::pointer(
-                "soul-kit.json.duplicate-key",
-                &slot.pointer,
-            ));
-            summary.push_str(&format!(" {}", slot.pointer));
-        }
-        Mutation::WrongType => {
-            // format, format_version and scope have value rules of their own.
-            let slot = pick(u, &|slot| {
-                !matches!(
-                    slot.shape,
-                    Shape::Format | Shape::FormatVersion | Shape::Scope
-                )
-            })?;
-            let Some(current) = tree.at(&slot.pointer).cloned() else {
-                return Err(arbitrary::Error::IncorrectFormat);
-            };
-            let replacement = super::other_type(u, &current)?;
-            if let Some(node) = tree.at_mut(&slot.pointer) {
-                *node = replacement;
-            }
-            expected.push(Expected::pointer("soul-kit.field.type", &slot.pointer));
-            summary.push_str(&format!(" {}", slot.pointer));
-        }
-        Mutation::Marker => {
-            let slot = pick(
-                u,
-                &|slot| matches!(slot.shape, Shape::Text { max, .. } if max >= 40),
-            )?;
-            let marker = *u.choose(&[
-                "SOULWARE:DEFAULT",
-                "soulware-kit:",
-                "SoulWare-Kit:",
-                "soul\u{200B}ware:default",
-                "\u{17F}oulware:default",
-                "soulware-\u{212A}it:",
-                "SOULWARE\u{2060}:DEFAULT",
-            ])?;
-            let text = format!("Use {marker} here");
-            if let Some(node) = tree.at_mut(&slot.pointer) {
-                *node = Json::String(text);
-            }
-            expected.push(Expected::pointer("soul-kit.string.marker", &slot.pointer));
-            summary.push_str(&format!(" {marker:?} in {}", slot.pointer));
-        }
-        Mutation::Invisible => {
-            let slot = pick(u, &|slot| matches!(slot.shape, Shape::Text { .. }))?;
-            let blank = *u.choose(&[
-                " ",
-                "\u{200B}",
-                "\u{3164}",
-                "\u{A0}\u{2060}",
-                "\t\n",
-                "\u{301}",
-                "\u{FEFF}",
-                "\u{3000}",
-                "\u{AD}",
-                "\u{202E}\u{202C}",
-            ])?;
-            if let Some(node) = tree.at_mut(&slot.pointer) {
-                *node = Json::str(blank);
-            }
-            expected.push(Expected::pointer("soul-kit.string.visible", &slot.pointer));
-            summary.push_str(&format!(" {blank:?} in {}", slot.pointer));
-        }
-        Mutation::BadValue => {
-            let (pointer, replacement, rule) = match u.int_in_range(0u8..=5)? {
-                0 => (
-                    "/id",
-                    Json::str(*u.choose(&["A", "a--b", "-a", "a-", "a_b", "é", "a b"])?),
-                    "soul-kit.id.pattern",
-                ),
-                1 => ("/id", Json::String("a".repeat(49)), "soul-kit.id.length"),
-                2 => (
-                    "/version",
-                    Json::str(*u.choose(&[
-                        "1.0",
-                        "10000.0.0",
-                        "v1.0.0",
-                        "1.0.0-rc1",
-                        "1..0",
-                        "١.٢.٣",
-                    ])?),
-                    "soul-kit.version.pattern",
-                ),
-                3 => (
-                    "/scope",
-                    Json::str(*u.choose(&["Both", "none", "conversation ", "writing,both"])?),
-                    "soul-kit.scope.value",
-                ),
-                4 => (
-                    "/format",
-                    Json::str(*u.choose(&[
-                        "soulware.soul-kit ",
-                        "Soulware.Soul-Kit",
-                        "soul-kit",
-                        "soulware.soul_kit",
-                    ])?),
-                    "soul-kit.format.value",
-                ),
-                _ => (
-                    "/format_version",
-                    u.choose(&[
-                        Json::Number("1.0".into()),
-                        Json::Number("2".into()),
-                        Json::Number("1e0".into()),
-                        Json::str("1"),
-                        Json::Null,
-                    ])?
-                    .clone(),
-                    "soul-kit.format-version.value",
-                ),
-            };
-            if let Some(node) = tree.at_mut(pointer) {
-                *node = replacement;
-            }
-            expected.push(Expected::pointer(rule, pointer));
-            summary.push_str(&format!(" {pointer}"));
-        }
-        Mutation::Size | Mutation::RawControl => {}
-        Mutation::Scramble => {
-            return super::scrambled(u, &mut tree);
+        | Shape::Objects {
+            count_rule,
+            min,
+            max,
+            ..
+        } => (count_rule, min, max),
+        _ => unreachable!("picked an array slot"),
+    };
+    let grow = min == 0 || u.arbitrary()?;
+    let target = if grow { max + 1 } else { min - 1 };
+    // A new item is built from the same shape, so only the count is wrong.
+    let mut scratch = Vec::new();
+    let item = match slot.shape {
+        Shape::Texts { item, .. } => value(u, *item, "", &mut scratch)?,
+        Shape::Objects { fields, .. } => object(u, fields, "", &mut scratch)?,
+        _ => unreachable!("picked an array slot"),
+    };
+    if let Some(Json::Array(items)) = tree.at_mut(&slot.pointer) {
+        items.truncate(target);
+        while items.len() < target {
+            items.push(item.clone());
         }
     }
-    let (mut bytes, respelled) = super::spell(u, &tree)?;
+    prediction
+        .expected
+        .push(Expected::pointer(count_rule, &slot.pointer));
+    prediction
+        .summary
+        .push_str(&format!(" {} to {target}", slot.pointer));
+    Ok(())
+}
+
+/// Puts a forbidden control character into a string.
+fn control_character(
+    u: &mut Unstructured<'_>,
+    tree: &mut Json,
+    slots: &[Slot],
+    prediction: &mut Prediction,
+) -> arbitrary::Result<()> {
+    let slot = pick(u, slots, is_text)?;
+    let control = *u.choose(CONTROLS)?;
+    if let Some(Json::String(text)) = tree.at_mut(&slot.pointer) {
+        // After the first (visible) character; the last one goes, so the length stays
+        // within bounds.
+        let mut chars: Vec<char> = text.chars().collect();
+        if chars.len() > 1 {
+            chars.pop();
+        }
+        chars.insert(1, control);
+        *text = chars.into_iter().collect();
+    }
+    prediction
+        .expected
+        .push(Expected::pointer("soul-kit.string.control", &slot.pointer));
+    prediction
+        .summary
+        .push_str(&format!(" U+{:04X} in {}", control as u32, slot.pointer));
+    Ok(())
+}
+
+/// Repeats a member.
+fn duplicate_key(
+    u: &mut Unstructured<'_>,
+    tree: &mut Json,
+    slots: &[Slot],
+    prediction: &mut Prediction,
+) -> arbitrary::Result<()> {
+    let slot = pick(u, slots, is_member)?;
+    tree.duplicate(&slot.pointer);
+    prediction.at("soul-kit.json.duplicate-key", &slot.pointer);
+    Ok(())
+}
+
+/// Gives a value the wrong JSON type.
+fn wrong_type(
+    u: &mut Unstructured<'_>,
+    tree: &mut Json,
+    slots: &[Slot],
+    prediction: &mut Prediction,
+) -> arbitrary::Result<()> {
+    // format, format_version and scope have value rules of their own.
+    let slot = pick(u, slots, |slot| {
+        !matches!(
+            slot.shape,
+            Shape::Format | Shape::FormatVersion | Shape::Scope
+        )
+    })?;
+    let Some(current) = tree.at(&slot.pointer).cloned() else {
+        return Err(arbitrary::Error::IncorrectFormat);
+    };
+    let replacement = super::other_type(u, &current)?;
+    if let Some(node) = tree.at_mut(&slot.pointer) {
+        *node = replacement;
+    }
+    prediction.at("soul-kit.field.type", &slot.pointer);
+    Ok(())
+}
+
+/// Puts reserved marker text, in some disguise, into a string long enough to hold it.
+fn marker(
+    u: &mut Unstructured<'_>,
+    tree: &mut Json,
+    slots: &[Slot],
+    prediction: &mut Prediction,
+) -> arbitrary::Result<()> {
+    let slot = pick(
+        u,
+        slots,
+        |slot| matches!(slot.shape, Shape::Text { max, .. } if max >= 40),
+    )?;
+    let marker = *u.choose(&[
+        "SOULWARE:DEFAULT",
+        "soulware-kit:",
+        "SoulWare-Kit:",
+        "soul\u{200B}ware:default",
+        "\u{17F}oulware:default",
+        "soulware-\u{212A}it:",
+        "SOULWARE\u{2060}:DEFAULT",
+    ])?;
+    let text = format!("Use {marker} here");
+    if let Some(node) = tree.at_mut(&slot.pointer) {
+        *node = Json::String(text);
+    }
+    prediction
+        .expected
+        .push(Expected::pointer("soul-kit.string.marker", &slot.pointer));
+    prediction
+        .summary
+        .push_str(&format!(" {marker:?} in {}", slot.pointer));
+    Ok(())
+}
+
+/// Makes a string invisible: whitespace, format characters, fillers.
+fn invisible(
+    u: &mut Unstructured<'_>,
+    tree: &mut Json,
+    slots: &[Slot],
+    prediction: &mut Prediction,
+) -> arbitrary::Result<()> {
+    let slot = pick(u, slots, is_text)?;
+    let blank = *u.choose(&[
+        " ",
+        "\u{200B}",
+        "\u{3164}",
+        "\u{A0}\u{2060}",
+        "\t\n",
+        "\u{301}",
+        "\u{FEFF}",
+        "\u{3000}",
+        "\u{AD}",
+        "\u{202E}\u{202C}",
+    ])?;
+    if let Some(node) = tree.at_mut(&slot.pointer) {
+        *node = Json::str(blank);
+    }
+    prediction
+        .expected
+        .push(Expected::pointer("soul-kit.string.visible", &slot.pointer));
+    prediction
+        .summary
+        .push_str(&format!(" {blank:?} in {}", slot.pointer));
+    Ok(())
+}
+
+/// Breaks the id, version, scope, format or format_version.
+fn bad_value(
+    u: &mut Unstructured<'_>,
+    tree: &mut Json,
+    prediction: &mut Prediction,
+) -> arbitrary::Result<()> {
+    let (pointer, replacement, rule) = match u.int_in_range(0u8..=5)? {
+        0 => (
+            "/id",
+            Json::str(*u.choose(&["A", "a--b", "-a", "a-", "a_b", "é", "a b"])?),
+            "soul-kit.id.pattern",
+        ),
+        1 => ("/id", Json::String("a".repeat(49)), "soul-kit.id.length"),
+        2 => (
+            "/version",
+            Json::str(*u.choose(&["1.0", "10000.0.0", "v1.0.0", "1.0.0-rc1", "1..0", "١.٢.٣"])?),
+            "soul-kit.version.pattern",
+        ),
+        3 => (
+            "/scope",
+            Json::str(*u.choose(&["Both", "none", "conversation ", "writing,both"])?),
+            "soul-kit.scope.value",
+        ),
+        4 => (
+            "/format",
+            Json::str(*u.choose(&[
+                "soulware.soul-kit ",
+                "Soulware.Soul-Kit",
+                "soul-kit",
+                "soulware.soul_kit",
+            ])?),
+            "soul-kit.format.value",
+        ),
+        _ => (
+            "/format_version",
+            u.choose(&[
+                Json::Number("1.0".into()),
+                Json::Number("2".into()),
+                Json::Number("1e0".into()),
+                Json::str("1"),
+                Json::Null,
+            ])?
+            .clone(),
+            "soul-kit.format-version.value",
+        ),
+    };
+    if let Some(node) = tree.at_mut(pointer) {
+        *node = replacement;
+    }
+    prediction.at(rule, pointer);
+    Ok(())
+}
+
+/// Spells the tree, then applies the mutations made on the text: padding to the size
+/// limit and a raw control byte. Only a document edited as a tree has a respelling.
+fn spell(
+    u: &mut Unstructured<'_>,
+    mutation: Mutation,
+    tree: &Json,
+    prediction: Prediction,
+) -> arbitrary::Result<Generated> {
+    let (bytes, respelled) = super::spell(u, tree)?;
     if bytes.len() > MAX_BYTES {
         // Escaping every astral character can take a kit past the limit: then the size
         // is all that is reported.
@@ -561,51 +707,67 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
             bytes,
             expected: Some(vec![Expected::document("soul-kit.size.max")]),
             respelled: None,
-            summary: format!("{summary}, over the size limit"),
+            summary: format!("{}, over the size limit", prediction.summary),
         });
     }
     match mutation {
-        Mutation::Size => {
-            let over = u.arbitrary::<bool>()?;
-            let size = MAX_BYTES + usize::from(over);
-            super::pad_json(&mut bytes, size);
-            if over {
-                expected.push(Expected::document("soul-kit.size.max"));
-            }
-            summary.push_str(&format!(" to {size} bytes"));
-            Ok(Generated {
-                bytes,
-                expected: Some(expected),
-                respelled: None,
-                summary,
-            })
-        }
-        Mutation::RawControl => {
-            // Tab, line feed and carriage return are whitespace outside strings.
-            let control = *u.choose(&[0u8, 1, 2, 7, 8, 0x0B, 0x0C, 0x1B, 0x1F])?;
-            let from = u.int_in_range(0..=bytes.len())?;
-            if !super::raw_control(&mut bytes, control, from) {
-                return Err(arbitrary::Error::IncorrectFormat);
-            }
-            expected.push(Expected {
-                rule: "soul-kit.json.syntax".to_owned(),
-                place: Place::Text,
-            });
-            summary.push_str(&format!(" 0x{control:02X}"));
-            Ok(Generated {
-                bytes,
-                expected: Some(expected),
-                respelled: None,
-                summary,
-            })
-        }
+        Mutation::Size => pad_to_limit(u, bytes, prediction),
+        Mutation::RawControl => raw_control(u, bytes, prediction),
         _ => Ok(Generated {
             bytes,
-            expected: Some(expected),
+            expected: Some(prediction.expected),
             respelled: Some(respelled),
-            summary,
+            summary: prediction.summary,
         }),
     }
+}
+
+/// Pads the kit to exactly the size limit (still valid) or one byte past it.
+fn pad_to_limit(
+    u: &mut Unstructured<'_>,
+    mut bytes: Vec<u8>,
+    mut prediction: Prediction,
+) -> arbitrary::Result<Generated> {
+    let over = u.arbitrary::<bool>()?;
+    let size = MAX_BYTES + usize::from(over);
+    super::pad_json(&mut bytes, size);
+    if over {
+        prediction
+            .expected
+            .push(Expected::document("soul-kit.size.max"));
+    }
+    prediction.summary.push_str(&format!(" to {size} bytes"));
+    Ok(Generated {
+        bytes,
+        expected: Some(prediction.expected),
+        respelled: None,
+        summary: prediction.summary,
+    })
+}
+
+/// Puts a raw control byte inside a string literal: not JSON any more.
+fn raw_control(
+    u: &mut Unstructured<'_>,
+    mut bytes: Vec<u8>,
+    mut prediction: Prediction,
+) -> arbitrary::Result<Generated> {
+    // Tab, line feed and carriage return are whitespace outside strings.
+    let control = *u.choose(&[0u8, 1, 2, 7, 8, 0x0B, 0x0C, 0x1B, 0x1F])?;
+    let from = u.int_in_range(0..=bytes.len())?;
+    if !super::raw_control(&mut bytes, control, from) {
+        return Err(arbitrary::Error::IncorrectFormat);
+    }
+    prediction.expected.push(Expected {
+        rule: "soul-kit.json.syntax".to_owned(),
+        place: Place::Text,
+    });
+    prediction.summary.push_str(&format!(" 0x{control:02X}"));
+    Ok(Generated {
+        bytes,
+        expected: Some(prediction.expected),
+        respelled: None,
+        summary: prediction.summary,
+    })
 }
 
 fn is_index(token: &str) -> bool {

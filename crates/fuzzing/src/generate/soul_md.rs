@@ -220,6 +220,20 @@ fn layout(prefix: &[String], title: Option<&str>, sections: &[Section]) -> Layou
 /// An edit made once the document is laid out, adding the diagnostic it predicts.
 type LayoutEdit = Box<dyn FnOnce(&mut Layout, &mut Vec<Expected>)>;
 
+/// What a mutation changes besides the sections, and what it must draw.
+struct Edits {
+    /// Lines before the title (frontmatter).
+    prefix: Vec<String>,
+    /// Whether the document keeps its role title.
+    keep_title: bool,
+    /// An edit that needs the final layout, made after it.
+    after: Option<LayoutEdit>,
+    /// The diagnostics the document must get, exactly.
+    expected: Vec<Expected>,
+    /// The mutation's name and what it did.
+    summary: String,
+}
+
 /// A SOUL.md with the given mutation applied.
 pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary::Result<Generated> {
     // The mutation's choices come from the front of the input, apart from the bytes the
@@ -228,160 +242,21 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
     let mut plan = Unstructured::new(decisions);
     let (title, mut sections) = valid(u)?;
     let u = &mut plan;
-    let mut expected = Vec::new();
-    let mut prefix = Vec::new();
-    let mut keep_title = true;
-    let index_of =
-        |sections: &[Section], name: &str| sections.iter().position(|section| section.name == name);
-    let mut summary = format!("{mutation:?}");
-    // Edits that need the final layout are made after it.
-    let mut after: Option<LayoutEdit> = None;
-    match mutation {
-        Mutation::None | Mutation::Size | Mutation::InvalidUtf8 | Mutation::Scramble => {}
-        Mutation::DropTitle => {
-            keep_title = false;
-            expected.push(Expected::document("soul-md.title.required"));
-        }
-        Mutation::DropSection => {
-            let name = *u.choose(&[
-                "Identity",
-                "Personality",
-                "Core Responsibilities",
-                "Response Style",
-                "Escalation Rules",
-            ])?;
-            if let Some(index) = index_of(&sections, name) {
-                sections.remove(index);
-            }
-            expected.push(Expected::document(if name == "Identity" {
-                "soul-md.section.identity"
-            } else {
-                "soul-md.section.required"
-            }));
-            summary.push_str(&format!(" {name}"));
-        }
-        Mutation::CountOffByOne => {
-            let n = *u.choose(&[3usize, 9])?;
-            if let Some(index) = index_of(&sections, "Core Responsibilities") {
-                sections[index].body = numbered(u, n)?;
-                after = Some(Box::new(move |layout, expected| {
-                    expected.push(Expected::line(
-                        "soul-md.responsibilities.count",
-                        line_number(layout.at[index].1),
-                    ));
-                }));
-            }
-            summary.push_str(&format!(" to {n}"));
-        }
-        Mutation::NotNumbered => {
-            if let Some(index) = index_of(&sections, "Core Responsibilities") {
-                let n = u.int_in_range(4usize..=8)?;
-                let mut body = Vec::new();
-                for _ in 0..n {
-                    body.push(format!("- {}", prose(u, 30)?));
-                }
-                sections[index].body = body;
-                after = Some(Box::new(move |layout, expected| {
-                    expected.push(Expected::line(
-                        "soul-md.responsibilities.numbered",
-                        line_number(layout.at[index].0),
-                    ));
-                }));
-            }
-        }
-        Mutation::NoBullets => {
-            if let Some(index) = index_of(&sections, "Personality") {
-                sections[index].body = if u.arbitrary()? {
-                    vec![prose(u, 60)?]
-                } else {
-                    numbered(u, 2)?
-                };
-                after = Some(Box::new(move |layout, expected| {
-                    expected.push(Expected::line(
-                        "soul-md.personality.bullets",
-                        line_number(layout.at[index].0),
-                    ));
-                }));
-            }
-        }
-        Mutation::TraitWithoutLabel => {
-            if let Some(index) = index_of(&sections, "Personality") {
-                let body = &mut sections[index].body;
-                let item = u.int_in_range(0..=body.len() - 1)?;
-                let bullet = body[item].chars().next().unwrap_or('-');
-                body[item] = format!(
-                    "{bullet} {}",
-                    u.choose(&[
-                        "Patient",
-                        "**Patient**",
-                        "Well-known and friendly",
-                        ": nothing before",
-                        "**Warm** — "
-                    ])?
-                );
-                after = Some(Box::new(move |layout, expected| {
-                    expected.push(Expected::line(
-                        "soul-md.personality.trait",
-                        line_number(layout.at[index].1 + item),
-                    ));
-                }));
-            }
-        }
-        Mutation::Frontmatter => {
-            let block: &[&str] = if u.arbitrary()? {
-                &["---", "name: agent", "---"]
-            } else {
-                &["+++", "name = \"agent\"", "+++"]
-            };
-            prefix = block.iter().map(|line| (*line).to_owned()).collect();
-            expected.push(Expected {
-                rule: "soul-md.frontmatter.forbidden".to_owned(),
-                place: crate::invariants::Place::Position { line: 1, column: 1 },
-            });
-        }
-        Mutation::SecondTitle | Mutation::SectionLevel | Mutation::DuplicateSection => {
-            let (line, rule) = match mutation {
-                Mutation::SecondTitle => (
-                    format!("# {}", prose(u, 20)?),
-                    "soul-md.heading.title-single",
-                ),
-                Mutation::SectionLevel => (
-                    format!("### {}", prose(u, 20)?),
-                    "soul-md.heading.section-level",
-                ),
-                _ => {
-                    let index = u.int_in_range(0..=sections.len() - 1)?;
-                    (sections[index].heading.clone(), "soul-md.section.duplicate")
-                }
-            };
-            let before_first = mutation == Mutation::SectionLevel;
-            after = Some(Box::new(move |layout, expected| {
-                // A section-level heading goes before the first section; the others go
-                // at the end.
-                let at = if before_first {
-                    layout
-                        .at
-                        .first()
-                        .map_or(layout.lines.len(), |(heading, _)| *heading)
-                } else {
-                    layout.lines.len()
-                };
-                layout.lines.insert(at, String::new());
-                layout.lines.insert(at, line);
-                if mutation == Mutation::DuplicateSection {
-                    layout.lines.insert(at + 2, "Repeated.".to_owned());
-                    layout.lines.insert(at + 3, String::new());
-                }
-                expected.push(Expected::line(rule, line_number(at)));
-            }));
-        }
-    }
-    let mut layout = layout(&prefix, keep_title.then_some(title.as_str()), &sections);
-    if let Some(edit) = after {
-        edit(&mut layout, &mut expected);
+    let mut edits = Edits {
+        prefix: Vec::new(),
+        keep_title: true,
+        after: None,
+        expected: Vec::new(),
+        summary: format!("{mutation:?}"),
+    };
+    edit_sections(u, mutation, &mut sections, &mut edits)?;
+    let title = edits.keep_title.then_some(title.as_str());
+    let mut layout = layout(&edits.prefix, title, &sections);
+    if let Some(edit) = edits.after.take() {
+        edit(&mut layout, &mut edits.expected);
     }
     if mutation == Mutation::Scramble {
-        summary = scramble(u, &mut layout.lines)?;
+        let summary = scramble(u, &mut layout.lines)?;
         return Ok(Generated {
             bytes: join(&layout.lines, "\n").into_bytes(),
             expected: None,
@@ -389,50 +264,243 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
             summary,
         });
     }
+    spell(u, mutation, &layout, edits)
+}
+
+/// Applies the mutations made on the sections, the title or the lines before it; the
+/// encoding and size mutations act on the spelled text instead ([`spell`]).
+fn edit_sections(
+    u: &mut Unstructured<'_>,
+    mutation: Mutation,
+    sections: &mut Vec<Section>,
+    edits: &mut Edits,
+) -> arbitrary::Result<()> {
+    match mutation {
+        Mutation::None | Mutation::Size | Mutation::InvalidUtf8 | Mutation::Scramble => {}
+        Mutation::DropTitle => {
+            edits.keep_title = false;
+            edits
+                .expected
+                .push(Expected::document("soul-md.title.required"));
+        }
+        Mutation::DropSection => drop_section(u, sections, edits)?,
+        Mutation::CountOffByOne => count_off_by_one(u, sections, edits)?,
+        Mutation::NotNumbered => not_numbered(u, sections, edits)?,
+        Mutation::NoBullets => no_bullets(u, sections, edits)?,
+        Mutation::TraitWithoutLabel => trait_without_label(u, sections, edits)?,
+        Mutation::Frontmatter => frontmatter(u, edits)?,
+        Mutation::SecondTitle | Mutation::SectionLevel | Mutation::DuplicateSection => {
+            extra_heading(u, mutation, sections, edits)?;
+        }
+    }
+    Ok(())
+}
+
+/// The index of the section the spec names `name`.
+fn index_of(sections: &[Section], name: &str) -> Option<usize> {
+    sections.iter().position(|section| section.name == name)
+}
+
+/// Removes a required section.
+fn drop_section(
+    u: &mut Unstructured<'_>,
+    sections: &mut Vec<Section>,
+    edits: &mut Edits,
+) -> arbitrary::Result<()> {
+    let name = *u.choose(&[
+        "Identity",
+        "Personality",
+        "Core Responsibilities",
+        "Response Style",
+        "Escalation Rules",
+    ])?;
+    if let Some(index) = index_of(sections, name) {
+        sections.remove(index);
+    }
+    edits
+        .expected
+        .push(Expected::document(if name == "Identity" {
+            "soul-md.section.identity"
+        } else {
+            "soul-md.section.required"
+        }));
+    edits.summary.push_str(&format!(" {name}"));
+    Ok(())
+}
+
+/// Three or nine Core Responsibilities.
+fn count_off_by_one(
+    u: &mut Unstructured<'_>,
+    sections: &mut [Section],
+    edits: &mut Edits,
+) -> arbitrary::Result<()> {
+    let n = *u.choose(&[3usize, 9])?;
+    if let Some(index) = index_of(sections, "Core Responsibilities") {
+        sections[index].body = numbered(u, n)?;
+        edits.after = Some(Box::new(move |layout, expected| {
+            expected.push(Expected::line(
+                "soul-md.responsibilities.count",
+                line_number(layout.at[index].1),
+            ));
+        }));
+    }
+    edits.summary.push_str(&format!(" to {n}"));
+    Ok(())
+}
+
+/// Core Responsibilities as bullets.
+fn not_numbered(
+    u: &mut Unstructured<'_>,
+    sections: &mut [Section],
+    edits: &mut Edits,
+) -> arbitrary::Result<()> {
+    if let Some(index) = index_of(sections, "Core Responsibilities") {
+        let n = u.int_in_range(4usize..=8)?;
+        let mut body = Vec::new();
+        for _ in 0..n {
+            body.push(format!("- {}", prose(u, 30)?));
+        }
+        sections[index].body = body;
+        edits.after = Some(Box::new(move |layout, expected| {
+            expected.push(Expected::line(
+                "soul-md.responsibilities.numbered",
+                line_number(layout.at[index].0),
+            ));
+        }));
+    }
+    Ok(())
+}
+
+/// Personality as a paragraph or a numbered list instead of bullets.
+fn no_bullets(
+    u: &mut Unstructured<'_>,
+    sections: &mut [Section],
+    edits: &mut Edits,
+) -> arbitrary::Result<()> {
+    if let Some(index) = index_of(sections, "Personality") {
+        sections[index].body = if u.arbitrary()? {
+            vec![prose(u, 60)?]
+        } else {
+            numbered(u, 2)?
+        };
+        edits.after = Some(Box::new(move |layout, expected| {
+            expected.push(Expected::line(
+                "soul-md.personality.bullets",
+                line_number(layout.at[index].0),
+            ));
+        }));
+    }
+    Ok(())
+}
+
+/// A Personality trait without a label.
+fn trait_without_label(
+    u: &mut Unstructured<'_>,
+    sections: &mut [Section],
+    edits: &mut Edits,
+) -> arbitrary::Result<()> {
+    if let Some(index) = index_of(sections, "Personality") {
+        let body = &mut sections[index].body;
+        let item = u.int_in_range(0..=body.len() - 1)?;
+        let bullet = body[item].chars().next().unwrap_or('-');
+        body[item] = format!(
+            "{bullet} {}",
+            u.choose(&[
+                "Patient",
+                "**Patient**",
+                "Well-known and friendly",
+                ": nothing before",
+                "**Warm** — "
+            ])?
+        );
+        edits.after = Some(Box::new(move |layout, expected| {
+            expected.push(Expected::line(
+                "soul-md.personality.trait",
+                line_number(layout.at[index].1 + item),
+            ));
+        }));
+    }
+    Ok(())
+}
+
+/// YAML or TOML frontmatter before the title.
+fn frontmatter(u: &mut Unstructured<'_>, edits: &mut Edits) -> arbitrary::Result<()> {
+    let block: &[&str] = if u.arbitrary()? {
+        &["---", "name: agent", "---"]
+    } else {
+        &["+++", "name = \"agent\"", "+++"]
+    };
+    edits.prefix = block.iter().map(|line| (*line).to_owned()).collect();
+    edits.expected.push(Expected {
+        rule: "soul-md.frontmatter.forbidden".to_owned(),
+        place: crate::invariants::Place::Position { line: 1, column: 1 },
+    });
+    Ok(())
+}
+
+/// A heading too many: a second title, a `###` heading before any section, or a section
+/// repeated.
+fn extra_heading(
+    u: &mut Unstructured<'_>,
+    mutation: Mutation,
+    sections: &[Section],
+    edits: &mut Edits,
+) -> arbitrary::Result<()> {
+    let (line, rule) = match mutation {
+        Mutation::SecondTitle => (
+            format!("# {}", prose(u, 20)?),
+            "soul-md.heading.title-single",
+        ),
+        Mutation::SectionLevel => (
+            format!("### {}", prose(u, 20)?),
+            "soul-md.heading.section-level",
+        ),
+        _ => {
+            let index = u.int_in_range(0..=sections.len() - 1)?;
+            (sections[index].heading.clone(), "soul-md.section.duplicate")
+        }
+    };
+    let before_first = mutation == Mutation::SectionLevel;
+    edits.after = Some(Box::new(move |layout, expected| {
+        // A section-level heading goes before the first section; the others go at the
+        // end.
+        let at = if before_first {
+            layout
+                .at
+                .first()
+                .map_or(layout.lines.len(), |(heading, _)| *heading)
+        } else {
+            layout.lines.len()
+        };
+        layout.lines.insert(at, String::new());
+        layout.lines.insert(at, line);
+        if mutation == Mutation::DuplicateSection {
+            layout.lines.insert(at + 2, "Repeated.".to_owned());
+            layout.lines.insert(at + 3, String::new());
+        }
+        expected.push(Expected::line(rule, line_number(at)));
+    }));
+    Ok(())
+}
+
+/// Spells the laid-out lines with one line ending (the other is the respelling), then
+/// applies the mutations made on the text: a byte that is not UTF-8 and the size padding.
+fn spell(
+    u: &mut Unstructured<'_>,
+    mutation: Mutation,
+    layout: &Layout,
+    edits: Edits,
+) -> arbitrary::Result<Generated> {
     let crlf = u.ratio(1u8, 4)?;
     let text = join(&layout.lines, if crlf { "\r\n" } else { "\n" });
     let other = join(&layout.lines, if crlf { "\n" } else { "\r\n" });
-    let mut bytes = text.into_bytes();
+    let bytes = text.into_bytes();
     match mutation {
-        Mutation::InvalidUtf8 => {
-            // Inside the last line of prose, which is ASCII-free of structure.
-            let line = layout.lines.len() - 2;
-            let offset: usize = layout.lines[..line]
-                .iter()
-                .map(|l| l.len() + if crlf { 2 } else { 1 })
-                .sum();
-            let bad = *u.choose(&[0xFFu8, 0xC0, 0x80, 0xED])?;
-            bytes.insert(offset, bad);
-            expected.push(Expected::line("soul-md.encoding.utf8", line_number(line)));
-            return Ok(Generated {
-                bytes,
-                expected: Some(expected),
-                respelled: None,
-                summary,
-            });
-        }
-        Mutation::Size => {
-            let over = u.arbitrary::<bool>()?;
-            let size = SIZE_WARNING_AFTER + usize::from(over);
-            if bytes.len() + 2 > size {
-                return Err(arbitrary::Error::IncorrectFormat);
-            }
-            // A last paragraph of filler, ending in a newline.
-            let fill = size - bytes.len() - 1;
-            bytes.extend(std::iter::repeat_n(b'z', fill));
-            bytes.push(b'\n');
-            if over {
-                expected.push(Expected::document("soul-md.size.tokens"));
-            }
-            return Ok(Generated {
-                bytes,
-                expected: Some(expected),
-                respelled: None,
-                summary,
-            });
-        }
+        Mutation::InvalidUtf8 => return invalid_utf8(u, layout, crlf, bytes, edits),
+        Mutation::Size => return pad_to_recommendation(u, bytes, edits),
         _ => {}
     }
+    let mut expected = edits.expected;
     if bytes.len() > SIZE_WARNING_AFTER {
         expected.push(Expected::document("soul-md.size.tokens"));
     }
@@ -442,7 +510,63 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
         bytes,
         expected: Some(expected),
         respelled,
-        summary,
+        summary: edits.summary,
+    })
+}
+
+/// Puts a byte that is not UTF-8 into the last line of prose, which is ASCII-free of
+/// structure.
+fn invalid_utf8(
+    u: &mut Unstructured<'_>,
+    layout: &Layout,
+    crlf: bool,
+    mut bytes: Vec<u8>,
+    mut edits: Edits,
+) -> arbitrary::Result<Generated> {
+    let line = layout.lines.len() - 2;
+    let offset: usize = layout.lines[..line]
+        .iter()
+        .map(|l| l.len() + if crlf { 2 } else { 1 })
+        .sum();
+    let bad = *u.choose(&[0xFFu8, 0xC0, 0x80, 0xED])?;
+    bytes.insert(offset, bad);
+    edits
+        .expected
+        .push(Expected::line("soul-md.encoding.utf8", line_number(line)));
+    Ok(Generated {
+        bytes,
+        expected: Some(edits.expected),
+        respelled: None,
+        summary: edits.summary,
+    })
+}
+
+/// Pads the document with a last paragraph of filler to exactly the size recommendation
+/// or one byte past it.
+fn pad_to_recommendation(
+    u: &mut Unstructured<'_>,
+    mut bytes: Vec<u8>,
+    mut edits: Edits,
+) -> arbitrary::Result<Generated> {
+    let over = u.arbitrary::<bool>()?;
+    let size = SIZE_WARNING_AFTER + usize::from(over);
+    if bytes.len() + 2 > size {
+        return Err(arbitrary::Error::IncorrectFormat);
+    }
+    // The filler ends in a newline.
+    let fill = size - bytes.len() - 1;
+    bytes.extend(std::iter::repeat_n(b'z', fill));
+    bytes.push(b'\n');
+    if over {
+        edits
+            .expected
+            .push(Expected::document("soul-md.size.tokens"));
+    }
+    Ok(Generated {
+        bytes,
+        expected: Some(edits.expected),
+        respelled: None,
+        summary: edits.summary,
     })
 }
 

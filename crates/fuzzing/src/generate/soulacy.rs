@@ -371,266 +371,359 @@ pub fn generate_with(
         Document::Sidecar => sidecar(u, v2)?,
     };
     let u = &mut plan;
-    let mut expected = Vec::new();
-    if !v2 && document == Document::Package {
-        // No clock is given, so a v1 package is deprecated but not refused.
-        expected.push(Expected::pointer(
-            "soulacy-package.v1.deprecated",
-            "/schema_version",
-        ));
+    if mutation == Mutation::Scramble {
+        return super::scrambled(u, &mut tree);
     }
-    let at =
-        |rule_tail: &str, pointer: &str| Expected::pointer(&rule(document, rule_tail), pointer);
-    let mut summary = format!("{mutation:?} v{}", if v2 { 2 } else { 1 });
+    let mut prediction = Prediction::new(document, v2, mutation);
+    edit_tree(u, document, v2, mutation, &mut tree, &mut prediction)?;
+    spell(u, mutation, &tree, prediction)
+}
+
+/// What a mutation must draw, and how to describe it in a violation message.
+struct Prediction {
+    /// The document, whose format names the rules.
+    document: Document,
+    /// The diagnostics the document must get, exactly.
+    expected: Vec<Expected>,
+    /// The mutation's name, the schema version and what the mutation did.
+    summary: String,
+}
+
+impl Prediction {
+    /// What the unmutated document draws: nothing, but for a v1 package the deprecation.
+    fn new(document: Document, v2: bool, mutation: Mutation) -> Prediction {
+        let mut expected = Vec::new();
+        if !v2 && document == Document::Package {
+            // No clock is given, so a v1 package is deprecated but not refused.
+            expected.push(Expected::pointer(
+                "soulacy-package.v1.deprecated",
+                "/schema_version",
+            ));
+        }
+        Prediction {
+            document,
+            expected,
+            summary: format!("{mutation:?} v{}", if v2 { 2 } else { 1 }),
+        }
+    }
+
+    /// Expects the format's rule `tail` (`field.required`) at `pointer`.
+    fn at(&mut self, tail: &str, pointer: &str) {
+        self.expected
+            .push(Expected::pointer(&rule(self.document, tail), pointer));
+    }
+
+    /// An edit of the schema version leaves no version to deprecate, so the deprecation
+    /// expected so far is dropped.
+    fn before_edit_at(&mut self, pointer: &str) {
+        if pointer == "/schema_version" {
+            self.expected.clear();
+        }
+    }
+}
+
+/// Applies the mutations made on the tree; the size and raw-control mutations act on the
+/// spelled text instead ([`spell`]).
+fn edit_tree(
+    u: &mut Unstructured<'_>,
+    document: Document,
+    v2: bool,
+    mutation: Mutation,
+    tree: &mut Json,
+    prediction: &mut Prediction,
+) -> arbitrary::Result<()> {
     match mutation {
-        Mutation::None | Mutation::Size | Mutation::RawControl => {}
-        Mutation::DropRequired => {
-            let mut required: Vec<String> = match document {
-                Document::Package => vec![
-                    "/schema_version".into(),
-                    "/soul_yaml".into(),
-                    "/manifest".into(),
-                ],
-                Document::Sidecar => vec!["/schema_version".into(), "/installed_at".into()],
-            };
-            if v2 {
-                match document {
-                    Document::Package => required.extend(
-                        [
-                            "/manifest/agent_id",
-                            "/manifest/package_id",
-                            "/manifest/version",
-                        ]
-                        .map(String::from),
-                    ),
-                    Document::Sidecar => {
-                        required.extend(["/package_id", "/installed_version"].map(String::from))
-                    }
-                }
+        Mutation::None | Mutation::Size | Mutation::RawControl | Mutation::Scramble => Ok(()),
+        Mutation::DropRequired => drop_required(u, document, v2, tree, prediction),
+        Mutation::UnknownKey => unknown_key(u, tree, prediction),
+        Mutation::LengthPlusOne => length_plus_one(u, document, v2, tree, prediction),
+        Mutation::DuplicateKey => duplicate_key(u, tree, prediction),
+        Mutation::WrongType => wrong_type(u, tree, prediction),
+        Mutation::BadValue => break_value(u, document, v2, tree, prediction),
+    }
+}
+
+/// Removes a required member: a top-level one of the schema version, or one of a file
+/// entry or of an object with an id.
+fn drop_required(
+    u: &mut Unstructured<'_>,
+    document: Document,
+    v2: bool,
+    tree: &mut Json,
+    prediction: &mut Prediction,
+) -> arbitrary::Result<()> {
+    let mut required: Vec<String> = match document {
+        Document::Package => vec![
+            "/schema_version".into(),
+            "/soul_yaml".into(),
+            "/manifest".into(),
+        ],
+        Document::Sidecar => vec!["/schema_version".into(), "/installed_at".into()],
+    };
+    if v2 {
+        match document {
+            Document::Package => required.extend(
+                [
+                    "/manifest/agent_id",
+                    "/manifest/package_id",
+                    "/manifest/version",
+                ]
+                .map(String::from),
+            ),
+            Document::Sidecar => {
+                required.extend(["/package_id", "/installed_version"].map(String::from))
             }
-            required.extend(
-                tree.pointers(&|node| match node {
-                    Json::Object(members) => members.iter().any(|(key, _)| key == "path"),
-                    _ => false,
-                })
-                .into_iter()
-                .flat_map(|file| {
-                    ["path", "sha256", "bytes"].map(|key| json_text::join(&file, key))
-                }),
-            );
-            required.extend(
-                tree.pointers(&|node| matches!(node, Json::Object(members) if members.first().is_some_and(|(key, _)| key == "id")))
-                    .into_iter()
-                    .map(|object| json_text::join(&object, "id")),
-            );
-            let pointer = u.choose(&required)?.clone();
-            if pointer == "/schema_version" {
-                // Without a schema version the v1 deprecation cannot be reported.
-                expected.clear();
-            }
-            tree.remove(&pointer);
-            expected.push(at("field.required", &pointer));
-            summary.push_str(&format!(" {pointer}"));
-        }
-        Mutation::UnknownKey => {
-            let objects = tree.pointers(&|node| matches!(node, Json::Object(_)));
-            let object = u.choose(&objects)?.clone();
-            let key = *u.choose(NEAR_MISS_KEYS)?;
-            tree.push_member(&object, key, Json::str("x"));
-            let pointer = json_text::join(&object, key);
-            expected.push(at("object.unknown-key", &pointer));
-            summary.push_str(&format!(" {pointer}"));
-        }
-        Mutation::LengthPlusOne => {
-            let pointer = match document {
-                Document::Package if v2 => "/manifest/package_id",
-                Document::Sidecar if v2 => "/package_id",
-                _ => return Err(arbitrary::Error::IncorrectFormat),
-            };
-            let publisher = u.arbitrary::<bool>()?;
-            let id = if publisher {
-                format!("{}/{}", slug(u, 33)?, slug(u, 5)?)
-            } else {
-                format!("{}/{}", slug(u, 5)?, slug(u, 64)?)
-            };
-            if let Some(node) = tree.at_mut(pointer) {
-                *node = Json::String(id);
-            }
-            let tail = if publisher {
-                "package-id.publisher"
-            } else {
-                "package-id.package"
-            };
-            expected.push(at(tail, pointer));
-            summary.push_str(&format!(" {tail}"));
-        }
-        Mutation::DuplicateKey => {
-            let members = tree.pointers(&|_| true);
-            let members: Vec<String> = members
-                .into_iter()
-                .filter(|pointer| {
-                    json_text::split_last(pointer).is_some_and(|(parent, _)| {
-                        matches!(tree.at(&parent), Some(Json::Object(_)))
-                    })
-                })
-                .collect();
-            let pointer = u.choose(&members)?.clone();
-            tree.duplicate(&pointer);
-            expected.push(at("json.duplicate-key", &pointer));
-            summary.push_str(&format!(" {pointer}"));
-        }
-        Mutation::WrongType => {
-            let typed = tree.pointers(&|node| {
-                matches!(
-                    node,
-                    Json::String(_) | Json::Array(_) | Json::Object(_) | Json::Bool(_)
-                )
-            });
-            let typed: Vec<String> = typed
-                .into_iter()
-                // The root has its own rule, and in v1 the version is not checked.
-                .filter(|pointer| !pointer.is_empty())
-                .collect();
-            let pointer = u.choose(&typed)?.clone();
-            let Some(current) = tree.at(&pointer).cloned() else {
-                return Err(arbitrary::Error::IncorrectFormat);
-            };
-            let replacement = super::other_type(u, &current)?;
-            if let Some(node) = tree.at_mut(&pointer) {
-                *node = replacement;
-            }
-            if pointer == "/schema_version" {
-                expected.clear();
-            }
-            expected.push(at("field.type", &pointer));
-            summary.push_str(&format!(" {pointer}"));
-        }
-        Mutation::BadValue => {
-            let (pointer, value, tail) = bad_value(u, &tree, document, v2)?;
-            if pointer == "/schema_version" {
-                expected.clear();
-            }
-            if let Some(node) = tree.at_mut(&pointer) {
-                *node = value;
-            }
-            expected.push(at(tail, &pointer));
-            summary.push_str(&format!(" {pointer} ({tail})"));
-        }
-        Mutation::Scramble => {
-            return super::scrambled(u, &mut tree);
         }
     }
-    let (mut bytes, respelled) = super::spell(u, &tree)?;
-    let max = document.max_bytes();
-    if bytes.len() > max {
+    required.extend(
+        tree.pointers(&|node| match node {
+            Json::Object(members) => members.iter().any(|(key, _)| key == "path"),
+            _ => false,
+        })
+        .into_iter()
+        .flat_map(|file| ["path", "sha256", "bytes"].map(|key| json_text::join(&file, key))),
+    );
+    required.extend(
+        tree.pointers(&|node| matches!(node, Json::Object(members) if members.first().is_some_and(|(key, _)| key == "id")))
+            .into_iter()
+            .map(|object| json_text::join(&object, "id")),
+    );
+    let pointer = u.choose(&required)?.clone();
+    prediction.before_edit_at(&pointer);
+    tree.remove(&pointer);
+    prediction.at("field.required", &pointer);
+    prediction.summary.push_str(&format!(" {pointer}"));
+    Ok(())
+}
+
+/// Adds a near-miss key to some object.
+fn unknown_key(
+    u: &mut Unstructured<'_>,
+    tree: &mut Json,
+    prediction: &mut Prediction,
+) -> arbitrary::Result<()> {
+    let objects = tree.pointers(&|node| matches!(node, Json::Object(_)));
+    let object = u.choose(&objects)?.clone();
+    let key = *u.choose(NEAR_MISS_KEYS)?;
+    tree.push_member(&object, key, Json::str("x"));
+    let pointer = json_text::join(&object, key);
+    prediction.at("object.unknown-key", &pointer);
+    prediction.summary.push_str(&format!(" {pointer}"));
+    Ok(())
+}
+
+/// Makes one part of a v2 package id one character too long.
+fn length_plus_one(
+    u: &mut Unstructured<'_>,
+    document: Document,
+    v2: bool,
+    tree: &mut Json,
+    prediction: &mut Prediction,
+) -> arbitrary::Result<()> {
+    let pointer = match document {
+        Document::Package if v2 => "/manifest/package_id",
+        Document::Sidecar if v2 => "/package_id",
+        _ => return Err(arbitrary::Error::IncorrectFormat),
+    };
+    let publisher = u.arbitrary::<bool>()?;
+    let id = if publisher {
+        format!("{}/{}", slug(u, 33)?, slug(u, 5)?)
+    } else {
+        format!("{}/{}", slug(u, 5)?, slug(u, 64)?)
+    };
+    if let Some(node) = tree.at_mut(pointer) {
+        *node = Json::String(id);
+    }
+    let tail = if publisher {
+        "package-id.publisher"
+    } else {
+        "package-id.package"
+    };
+    prediction.at(tail, pointer);
+    prediction.summary.push_str(&format!(" {tail}"));
+    Ok(())
+}
+
+/// Repeats an object member.
+fn duplicate_key(
+    u: &mut Unstructured<'_>,
+    tree: &mut Json,
+    prediction: &mut Prediction,
+) -> arbitrary::Result<()> {
+    let members = tree.pointers(&|_| true);
+    let members: Vec<String> = members
+        .into_iter()
+        .filter(|pointer| {
+            json_text::split_last(pointer)
+                .is_some_and(|(parent, _)| matches!(tree.at(&parent), Some(Json::Object(_))))
+        })
+        .collect();
+    let pointer = u.choose(&members)?.clone();
+    tree.duplicate(&pointer);
+    prediction.at("json.duplicate-key", &pointer);
+    prediction.summary.push_str(&format!(" {pointer}"));
+    Ok(())
+}
+
+/// Gives a string, array, object or boolean the wrong JSON type.
+fn wrong_type(
+    u: &mut Unstructured<'_>,
+    tree: &mut Json,
+    prediction: &mut Prediction,
+) -> arbitrary::Result<()> {
+    let typed = tree.pointers(&|node| {
+        matches!(
+            node,
+            Json::String(_) | Json::Array(_) | Json::Object(_) | Json::Bool(_)
+        )
+    });
+    let typed: Vec<String> = typed
+        .into_iter()
+        // The root has its own rule, and in v1 the version is not checked.
+        .filter(|pointer| !pointer.is_empty())
+        .collect();
+    let pointer = u.choose(&typed)?.clone();
+    let Some(current) = tree.at(&pointer).cloned() else {
+        return Err(arbitrary::Error::IncorrectFormat);
+    };
+    let replacement = super::other_type(u, &current)?;
+    if let Some(node) = tree.at_mut(&pointer) {
+        *node = replacement;
+    }
+    prediction.before_edit_at(&pointer);
+    prediction.at("field.type", &pointer);
+    prediction.summary.push_str(&format!(" {pointer}"));
+    Ok(())
+}
+
+/// Breaks one value rule ([`bad_value`]).
+fn break_value(
+    u: &mut Unstructured<'_>,
+    document: Document,
+    v2: bool,
+    tree: &mut Json,
+    prediction: &mut Prediction,
+) -> arbitrary::Result<()> {
+    let BadValue {
+        pointer,
+        value,
+        tail,
+    } = bad_value(u, tree, document, v2)?;
+    prediction.before_edit_at(&pointer);
+    if let Some(node) = tree.at_mut(&pointer) {
+        *node = value;
+    }
+    prediction.at(tail, &pointer);
+    prediction.summary.push_str(&format!(" {pointer} ({tail})"));
+    Ok(())
+}
+
+/// Spells the tree, then applies the mutations made on the text: padding to the size
+/// limit and a raw control byte. Only a document edited as a tree has a respelling.
+fn spell(
+    u: &mut Unstructured<'_>,
+    mutation: Mutation,
+    tree: &Json,
+    prediction: Prediction,
+) -> arbitrary::Result<Generated> {
+    let (bytes, respelled) = super::spell(u, tree)?;
+    let document = prediction.document;
+    if bytes.len() > document.max_bytes() {
         return Ok(Generated {
             bytes,
             expected: Some(vec![Expected::document(&rule(document, "size.max"))]),
             respelled: None,
-            summary,
+            summary: prediction.summary,
         });
     }
     match mutation {
-        Mutation::Size => {
-            let over = u.arbitrary::<bool>()?;
-            super::pad_json(&mut bytes, max + usize::from(over));
-            if over {
-                expected = vec![Expected::document(&rule(document, "size.max"))];
-            }
-            Ok(Generated {
-                bytes,
-                expected: Some(expected),
-                respelled: None,
-                summary,
-            })
-        }
-        Mutation::RawControl => {
-            let control = *u.choose(&[0u8, 1, 2, 7, 8, 0x0B, 0x0C, 0x1B, 0x1F])?;
-            let from = u.int_in_range(0..=bytes.len())?;
-            if !super::raw_control(&mut bytes, control, from) {
-                return Err(arbitrary::Error::IncorrectFormat);
-            }
-            Ok(Generated {
-                bytes,
-                expected: Some(vec![Expected {
-                    rule: rule(document, "json.syntax"),
-                    place: Place::Text,
-                }]),
-                respelled: None,
-                summary,
-            })
-        }
+        Mutation::Size => pad_to_limit(u, bytes, prediction),
+        Mutation::RawControl => raw_control(u, bytes, prediction),
         _ => Ok(Generated {
             bytes,
-            expected: Some(expected),
+            expected: Some(prediction.expected),
             respelled: Some(respelled),
-            summary,
+            summary: prediction.summary,
         }),
     }
 }
 
-/// A value breaking one value rule, where to put it and the rule's tail.
+/// Pads the document to exactly the size limit (still as valid as before) or one byte
+/// past it (then the size is all that is reported).
+fn pad_to_limit(
+    u: &mut Unstructured<'_>,
+    mut bytes: Vec<u8>,
+    prediction: Prediction,
+) -> arbitrary::Result<Generated> {
+    let document = prediction.document;
+    let over = u.arbitrary::<bool>()?;
+    super::pad_json(&mut bytes, document.max_bytes() + usize::from(over));
+    let expected = if over {
+        vec![Expected::document(&rule(document, "size.max"))]
+    } else {
+        prediction.expected
+    };
+    Ok(Generated {
+        bytes,
+        expected: Some(expected),
+        respelled: None,
+        summary: prediction.summary,
+    })
+}
+
+/// Puts a raw control byte inside a string literal: not JSON any more, which is all that
+/// is reported.
+fn raw_control(
+    u: &mut Unstructured<'_>,
+    mut bytes: Vec<u8>,
+    prediction: Prediction,
+) -> arbitrary::Result<Generated> {
+    let control = *u.choose(&[0u8, 1, 2, 7, 8, 0x0B, 0x0C, 0x1B, 0x1F])?;
+    let from = u.int_in_range(0..=bytes.len())?;
+    if !super::raw_control(&mut bytes, control, from) {
+        return Err(arbitrary::Error::IncorrectFormat);
+    }
+    Ok(Generated {
+        bytes,
+        expected: Some(vec![Expected {
+            rule: rule(prediction.document, "json.syntax"),
+            place: Place::Text,
+        }]),
+        respelled: None,
+        summary: prediction.summary,
+    })
+}
+
+/// A value breaking one value rule, where it goes and the rule it breaks.
+#[derive(Debug, Clone)]
+struct BadValue {
+    /// Where the value goes.
+    pointer: String,
+    /// The value.
+    value: Json,
+    /// The rule's tail (`schema-version.value`).
+    tail: &'static str,
+}
+
+impl BadValue {
+    fn new(pointer: impl Into<String>, value: Json, tail: &'static str) -> BadValue {
+        BadValue {
+            pointer: pointer.into(),
+            value,
+            tail,
+        }
+    }
+}
+
+/// A fuzz-chosen value breaking one value rule of the document.
 fn bad_value(
     u: &mut Unstructured<'_>,
     tree: &Json,
     document: Document,
     v2: bool,
-) -> arbitrary::Result<(String, Json, &'static str)> {
-    let bad_calendar = |u: &mut Unstructured<'_>| -> arbitrary::Result<(Json, &'static str)> {
-        Ok(if u.arbitrary()? {
-            (
-                Json::str(*u.choose(&[
-                    "2026.02.30",
-                    "2025.02.29",
-                    "2026.13.01",
-                    "2026.00.10",
-                    "2026.04.31",
-                ])?),
-                "date",
-            )
-        } else {
-            (
-                Json::str(*u.choose(&[
-                    "2026.7.14",
-                    "v2026.07.14",
-                    "2026.07.14-rc1",
-                    "2026.07.14.",
-                    " 2026.07.14",
-                    "２０２６.07.14",
-                    "26.07.14",
-                ])?),
-                "calendar",
-            )
-        })
-    };
-    let bad_id = |u: &mut Unstructured<'_>| -> arbitrary::Result<(Json, &'static str)> {
-        Ok(match u.int_in_range(0u8..=3)? {
-            0 => (
-                Json::str(*u.choose(&["noslash", "a/b/c", ""])?),
-                "package-id.shape",
-            ),
-            1 => (
-                Json::str(*u.choose(&["A1/pkg", "a/pkg", "ab_c/pkg", "é1/pkg"])?),
-                "package-id.publisher",
-            ),
-            _ => (
-                Json::str(*u.choose(&["ab/-pkg", "ab/", "ab/Pkg", "ab/p.kg"])?),
-                "package-id.package",
-            ),
-        })
-    };
-    let bad_instant = |u: &mut Unstructured<'_>| -> arbitrary::Result<Json> {
-        Ok(Json::str(*u.choose(&[
-            "2026-07-14 15:23:00Z",
-            "2026-07-14T15:23Z",
-            "2026-07-14",
-            "2026-02-30T00:00:00Z",
-            "2026-07-14T15:23:00",
-            "2026-07-14T25:00:00Z",
-        ])?))
-    };
-    let schema = (
-        "/schema_version".to_owned(),
+) -> arbitrary::Result<BadValue> {
+    let schema = BadValue::new(
+        "/schema_version",
         Json::str(*u.choose(&[
             "soulacy.agent.package/v3",
             "soulacy.agent.package/V2",
@@ -641,109 +734,209 @@ fn bad_value(
     );
     let mut choices = vec![schema];
     match document {
-        Document::Sidecar => {
-            choices.push((
-                "/installed_at".into(),
-                bad_instant(u)?,
-                "installed-at.rfc3339",
-            ));
-            if v2 {
-                let (value, tail) = bad_calendar(u)?;
-                let tail = if tail == "date" {
-                    "installed-version.date"
-                } else {
-                    "installed-version.calendar"
-                };
-                choices.push(("/installed_version".into(), value, tail));
-                let (value, tail) = bad_id(u)?;
-                choices.push(("/package_id".into(), value, tail));
-            }
-        }
+        Document::Sidecar => sidecar_bad_values(u, v2, &mut choices)?,
         Document::Package => {
-            choices.push((
-                "/soul_yaml".into(),
-                Json::str(*u.choose(&["", " ", "\n\t"])?),
-                "soul-yaml.content",
-            ));
-            if tree.at("/exported_at").is_some() {
-                choices.push(("/exported_at".into(), bad_instant(u)?, "timestamp.rfc3339"));
-            }
-            if v2 {
-                let (value, tail) = bad_calendar(u)?;
-                let tail = if tail == "date" {
-                    "version.date"
-                } else {
-                    "version.calendar"
-                };
-                choices.push(("/manifest/version".into(), value, tail));
-                let (value, tail) = bad_id(u)?;
-                choices.push(("/manifest/package_id".into(), value, tail));
-                choices.push((
-                    "/manifest/package_id".into(),
-                    Json::str("soulacy/official-agent"),
-                    "namespace.reserved",
-                ));
-                choices.push((
-                    "/manifest/agent_id".into(),
-                    Json::str(*u.choose(&["", " ", "\u{3000}"])?),
-                    "agent-id.content",
-                ));
-                for pointer in tree.pointers(&|node| {
-                    matches!(node, Json::Object(members) if members.first().is_some_and(|(key, _)| key == "id"))
-                }) {
-                    if pointer.starts_with("/manifest/requires/") {
-                        choices.push((json_text::join(&pointer, "id"), Json::str(" "), "requires.blank-id"));
-                    }
-                }
-            }
-            let files = tree.pointers(&|node| {
-                matches!(node, Json::Object(members) if members.first().is_some_and(|(key, _)| key == "path"))
-            });
-            for (index, file) in files.iter().enumerate() {
-                choices.push((
-                    json_text::join(file, "path"),
-                    Json::str(*u.choose(&["../up.md", "a/../../x", "..\\x"])?),
-                    "files.path-traversal",
-                ));
-                choices.push((
-                    json_text::join(file, "path"),
-                    Json::str(*u.choose(&["/etc/passwd", "\\x.md", "C:x.md", "c:/x"])?),
-                    "files.path-absolute",
-                ));
-                choices.push((
-                    json_text::join(file, "path"),
-                    Json::str(""),
-                    "files.path-empty",
-                ));
-                choices.push((
-                    json_text::join(file, "sha256"),
-                    Json::str(*u.choose(&[
-                        "ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789",
-                        "sha256:00",
-                        "0",
-                    ])?),
-                    "digest.format",
-                ));
-                // The later of two equal paths is the duplicate.
-                if let Some(Json::String(first)) = tree.at(&json_text::join(&files[0], "path")) {
-                    if index > 0 {
-                        choices.push((
-                            json_text::join(file, "path"),
-                            Json::String(first.clone()),
-                            "files.path-duplicate",
-                        ));
-                    }
-                }
-                if tree.at(&json_text::join(file, "text")).is_some() {
-                    choices.push((
-                        json_text::join(file, "sha256"),
-                        Json::String(format!("{:x}", Sha256::digest(b"something else"))),
-                        "files.digest-mismatch",
-                    ));
-                }
-            }
+            package_bad_values(u, tree, v2, &mut choices)?;
+            file_bad_values(u, tree, &mut choices)?;
         }
     }
     let choice = u.choose(&choices)?.clone();
     Ok(choice)
+}
+
+/// Bad values of a sidecar's own members.
+fn sidecar_bad_values(
+    u: &mut Unstructured<'_>,
+    v2: bool,
+    choices: &mut Vec<BadValue>,
+) -> arbitrary::Result<()> {
+    choices.push(BadValue::new(
+        "/installed_at",
+        bad_instant(u)?,
+        "installed-at.rfc3339",
+    ));
+    if v2 {
+        let (value, tail) = bad_calendar(u)?;
+        let tail = if tail == "date" {
+            "installed-version.date"
+        } else {
+            "installed-version.calendar"
+        };
+        choices.push(BadValue::new("/installed_version", value, tail));
+        let (value, tail) = bad_id(u)?;
+        choices.push(BadValue::new("/package_id", value, tail));
+    }
+    Ok(())
+}
+
+/// Bad values of a package's members outside its files.
+fn package_bad_values(
+    u: &mut Unstructured<'_>,
+    tree: &Json,
+    v2: bool,
+    choices: &mut Vec<BadValue>,
+) -> arbitrary::Result<()> {
+    choices.push(BadValue::new(
+        "/soul_yaml",
+        Json::str(*u.choose(&["", " ", "\n\t"])?),
+        "soul-yaml.content",
+    ));
+    if tree.at("/exported_at").is_some() {
+        choices.push(BadValue::new(
+            "/exported_at",
+            bad_instant(u)?,
+            "timestamp.rfc3339",
+        ));
+    }
+    if !v2 {
+        return Ok(());
+    }
+    let (value, tail) = bad_calendar(u)?;
+    let tail = if tail == "date" {
+        "version.date"
+    } else {
+        "version.calendar"
+    };
+    choices.push(BadValue::new("/manifest/version", value, tail));
+    let (value, tail) = bad_id(u)?;
+    choices.push(BadValue::new("/manifest/package_id", value, tail));
+    choices.push(BadValue::new(
+        "/manifest/package_id",
+        Json::str("soulacy/official-agent"),
+        "namespace.reserved",
+    ));
+    choices.push(BadValue::new(
+        "/manifest/agent_id",
+        Json::str(*u.choose(&["", " ", "\u{3000}"])?),
+        "agent-id.content",
+    ));
+    for pointer in tree.pointers(&|node| {
+        matches!(node, Json::Object(members) if members.first().is_some_and(|(key, _)| key == "id"))
+    }) {
+        if pointer.starts_with("/manifest/requires/") {
+            choices.push(BadValue::new(
+                json_text::join(&pointer, "id"),
+                Json::str(" "),
+                "requires.blank-id",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Bad values of a package's file entries: paths, digests, duplicates.
+fn file_bad_values(
+    u: &mut Unstructured<'_>,
+    tree: &Json,
+    choices: &mut Vec<BadValue>,
+) -> arbitrary::Result<()> {
+    let files = tree.pointers(&|node| {
+        matches!(node, Json::Object(members) if members.first().is_some_and(|(key, _)| key == "path"))
+    });
+    for (index, file) in files.iter().enumerate() {
+        let path = json_text::join(file, "path");
+        choices.push(BadValue::new(
+            path.clone(),
+            Json::str(*u.choose(&["../up.md", "a/../../x", "..\\x"])?),
+            "files.path-traversal",
+        ));
+        choices.push(BadValue::new(
+            path.clone(),
+            Json::str(*u.choose(&["/etc/passwd", "\\x.md", "C:x.md", "c:/x"])?),
+            "files.path-absolute",
+        ));
+        choices.push(BadValue::new(
+            path.clone(),
+            Json::str(""),
+            "files.path-empty",
+        ));
+        choices.push(BadValue::new(
+            json_text::join(file, "sha256"),
+            Json::str(*u.choose(&[
+                "ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789",
+                "sha256:00",
+                "0",
+            ])?),
+            "digest.format",
+        ));
+        // The later of two equal paths is the duplicate.
+        if let Some(Json::String(first)) = tree.at(&json_text::join(&files[0], "path")) {
+            if index > 0 {
+                choices.push(BadValue::new(
+                    path,
+                    Json::String(first.clone()),
+                    "files.path-duplicate",
+                ));
+            }
+        }
+        if tree.at(&json_text::join(file, "text")).is_some() {
+            choices.push(BadValue::new(
+                json_text::join(file, "sha256"),
+                Json::String(format!("{:x}", Sha256::digest(b"something else"))),
+                "files.digest-mismatch",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A calendar version that is no date (`date`) or not of the pattern (`calendar`), with
+/// which of the two it is.
+fn bad_calendar(u: &mut Unstructured<'_>) -> arbitrary::Result<(Json, &'static str)> {
+    Ok(if u.arbitrary()? {
+        (
+            Json::str(*u.choose(&[
+                "2026.02.30",
+                "2025.02.29",
+                "2026.13.01",
+                "2026.00.10",
+                "2026.04.31",
+            ])?),
+            "date",
+        )
+    } else {
+        (
+            Json::str(*u.choose(&[
+                "2026.7.14",
+                "v2026.07.14",
+                "2026.07.14-rc1",
+                "2026.07.14.",
+                " 2026.07.14",
+                "２０２６.07.14",
+                "26.07.14",
+            ])?),
+            "calendar",
+        )
+    })
+}
+
+/// A package id breaking its shape, its publisher part or its package part, with the
+/// rule's tail.
+fn bad_id(u: &mut Unstructured<'_>) -> arbitrary::Result<(Json, &'static str)> {
+    Ok(match u.int_in_range(0u8..=3)? {
+        0 => (
+            Json::str(*u.choose(&["noslash", "a/b/c", ""])?),
+            "package-id.shape",
+        ),
+        1 => (
+            Json::str(*u.choose(&["A1/pkg", "a/pkg", "ab_c/pkg", "é1/pkg"])?),
+            "package-id.publisher",
+        ),
+        _ => (
+            Json::str(*u.choose(&["ab/-pkg", "ab/", "ab/Pkg", "ab/p.kg"])?),
+            "package-id.package",
+        ),
+    })
+}
+
+/// An instant that is not RFC 3339.
+fn bad_instant(u: &mut Unstructured<'_>) -> arbitrary::Result<Json> {
+    Ok(Json::str(*u.choose(&[
+        "2026-07-14 15:23:00Z",
+        "2026-07-14T15:23Z",
+        "2026-07-14",
+        "2026-02-30T00:00:00Z",
+        "2026-07-14T15:23:00",
+        "2026-07-14T25:00:00Z",
+    ])?))
 }

@@ -10,9 +10,9 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use crate::diagnostic::rules::compose_bundle as rule;
-use crate::diagnostic::{Report, Span};
+use crate::diagnostic::{Format, Report, Span};
 use crate::json::walk::Walker;
-use crate::Context;
+use crate::{Context, Input, Unsupported};
 
 use super::manifest::MODEL_TIERS;
 use super::{strings, Object};
@@ -20,20 +20,23 @@ use super::{strings, Object};
 const VERSION: &str = "agent-compose.bundle-fingerprint.v1";
 
 /// The `fingerprint` operation: the manifest's fingerprint (`sha256:<hex>`) as the value,
-/// or `false` with diagnostics when the covered members are missing or wrong.
-pub fn fingerprint_operation(source: &[u8]) -> Report {
+/// or `false` with diagnostics when the covered members are missing or wrong; a tree is
+/// refused.
+pub fn fingerprint(input: Input<'_>, _context: &Context) -> Result<Report, Unsupported> {
+    let source = input.document_bytes(Format::ComposeBundle, "fingerprint")?;
     let mut walker = super::document_walker(source);
     let value = covered(&mut walker).map_or(Value::Bool(false), |covered| {
         Value::String(covered.fingerprint())
     });
     walker.report.value = Some(value);
-    walker.report
+    Ok(walker.report)
 }
 
 /// The `whoami` operation: `{format, seat, role, bundle}` for the manifest, the seat
 /// label taken from the context's `seat` or else the manifest's identity.display_name;
-/// `false` when there is no seat label or no fingerprint.
-pub fn whoami_operation(source: &[u8], context: &Context) -> Report {
+/// `false` when there is no seat label or no fingerprint. A tree is refused.
+pub fn whoami(input: Input<'_>, context: &Context) -> Result<Report, Unsupported> {
+    let source = input.document_bytes(Format::ComposeBundle, "whoami")?;
     let mut walker = super::document_walker(source);
     let covered = covered(&mut walker);
     let seat = context
@@ -60,7 +63,7 @@ pub fn whoami_operation(source: &[u8], context: &Context) -> Report {
         _ => Value::Bool(false),
     };
     walker.report.value = Some(value);
-    walker.report
+    Ok(walker.report)
 }
 
 /// The manifest's identity.display_name, when it is a non-empty string.

@@ -28,9 +28,10 @@ use crate::diagnostic::rules::compose_bundle as rule;
 use crate::diagnostic::{Diagnostic, Format, Location, Report, RuleId, Span};
 use crate::json::walk::{JsonRules, Walker};
 use crate::json::{self, pointer_join, Limits, Node, ReadRules};
+use crate::{Context, Input, Unsupported};
 
-pub use fingerprint::{fingerprint_operation, whoami_operation};
-pub use voice::voice_profile_operation;
+pub use fingerprint::{fingerprint, whoami};
+pub use voice::voice_profile;
 
 /// Largest JSON file (or operation input) read, in bytes; see `compose-bundle.json.size`.
 pub const MAX_JSON_BYTES: usize = 1024 * 1024;
@@ -73,8 +74,16 @@ pub(crate) fn document_walker(source: &[u8]) -> Walker<'_> {
     Walker::new(source, &JSON_RULES, Format::ComposeBundle)
 }
 
+/// Verifies a bundle (`compose-bundle`, operation `validate`): a directory tree; a
+/// document is refused.
+pub fn validate(input: Input<'_>, _context: &Context) -> Result<Report, Unsupported> {
+    Ok(check_tree(
+        input.tree_root(Format::ComposeBundle, "validate")?,
+    ))
+}
+
 /// Verifies the bundle rooted at `root`.
-pub fn check_tree(root: &Path) -> Report {
+fn check_tree(root: &Path) -> Report {
     let mut sink = Sink::new();
     match std::fs::metadata(root) {
         Ok(metadata) if metadata.is_dir() => {}
@@ -106,6 +115,16 @@ pub fn check_tree(root: &Path) -> Report {
     };
     fs::identity_trees(root, &selected, &mut sink);
     sink.report
+}
+
+/// Whether a directory is a bundle to check. A bundle is told by its manifest's marker. A
+/// manifest.json without the marker (or one that is not even a regular file) still makes
+/// the directory a bundle to check, unless a SKILL.md says it is a skill package shipping
+/// a manifest of its own.
+pub fn is_bundle_directory(dir: &Path) -> bool {
+    let has_manifest = std::fs::symlink_metadata(dir.join("manifest.json")).is_ok();
+    let has_skill = dir.join("SKILL.md").is_file();
+    holds_bundle_marker(dir) || (has_manifest && !has_skill)
 }
 
 /// Whether `root/manifest.json` is a regular file holding a JSON object whose format is

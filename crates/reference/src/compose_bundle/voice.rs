@@ -12,9 +12,10 @@
 use serde_json::{json, Map, Value};
 
 use crate::diagnostic::rules::compose_bundle as rule;
-use crate::diagnostic::Report;
+use crate::diagnostic::{Format, Report};
 use crate::json::walk::Walker;
 use crate::json::Node;
+use crate::{Context, Input, Unsupported};
 
 use super::{strings, Object};
 
@@ -61,12 +62,13 @@ impl Rule {
     }
 }
 
-/// The `voice-profile` operation.
-pub fn voice_profile_operation(source: &[u8]) -> Report {
+/// The `voice-profile` operation; a tree is refused.
+pub fn voice_profile(input: Input<'_>, _context: &Context) -> Result<Report, Unsupported> {
+    let source = input.document_bytes(Format::ComposeBundle, "voice-profile")?;
     let mut walker = super::document_walker(source);
     let value = build(&mut walker).unwrap_or(Value::Bool(false));
     walker.report.value = Some(value);
-    walker.report
+    Ok(walker.report)
 }
 
 fn build(walker: &mut Walker<'_>) -> Option<Value> {

@@ -18,10 +18,10 @@ mod timestamp;
 use time::OffsetDateTime;
 
 use crate::diagnostic::rules::{soulacy_package, soulacy_sidecar};
-use crate::diagnostic::Report;
+use crate::diagnostic::{Format, Report};
 use crate::json::walk::{JsonRules, Repeats, UnknownMembers};
 use crate::json::{Limits, ReadRules};
-use crate::{Context, Unsupported};
+use crate::{Context, Input, Unsupported};
 
 pub use calendar::{compare as compare_versions, parse as parse_version, CalendarVersion};
 
@@ -138,24 +138,30 @@ impl Settings {
     }
 }
 
-/// Validates one package (`soulacy-package`, operation `validate`).
-pub fn check_package(source: &[u8], context: &Context) -> Result<Report, Unsupported> {
+/// Validates one package (`soulacy-package`, operation `validate`); a tree, or a context
+/// whose settings are malformed, is refused.
+pub fn validate_package(input: Input<'_>, context: &Context) -> Result<Report, Unsupported> {
+    let source = input.document_bytes(Format::SoulacyPackage, "validate")?;
     let settings = Settings::from_context(context)?;
     Ok(package::check(source, &settings))
 }
 
-/// Validates one sidecar (`soulacy-sidecar`, operation `validate`).
-pub fn check_sidecar(source: &[u8]) -> Report {
-    sidecar::check(source)
+/// Validates one sidecar (`soulacy-sidecar`, operation `validate`); a tree is refused.
+pub fn validate_sidecar(input: Input<'_>, _context: &Context) -> Result<Report, Unsupported> {
+    let source = input.document_bytes(Format::SoulacySidecar, "validate")?;
+    Ok(sidecar::check(source))
 }
 
-/// The `calendar-order` operation.
-pub fn calendar_order(source: &[u8]) -> Report {
-    gate::calendar_order(source)
+/// The package operation `calendar-order`; a tree is refused.
+pub fn calendar_order(input: Input<'_>, _context: &Context) -> Result<Report, Unsupported> {
+    let source = input.document_bytes(Format::SoulacyPackage, "calendar-order")?;
+    Ok(gate::calendar_order(source))
 }
 
-/// The `requirements-gate` operation.
-pub fn requirements_gate(source: &[u8], context: &Context) -> Result<Report, Unsupported> {
+/// The package operation `requirements-gate`; a tree, or a context whose settings are
+/// malformed, is refused.
+pub fn requirements_gate(input: Input<'_>, context: &Context) -> Result<Report, Unsupported> {
+    let source = input.document_bytes(Format::SoulacyPackage, "requirements-gate")?;
     let settings = Settings::from_context(context)?;
     Ok(gate::requirements_gate(source, &settings))
 }
@@ -168,6 +174,11 @@ fn is_blank(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A document input without a name (no Soulacy check looks at it).
+    fn document(bytes: &[u8]) -> Input<'_> {
+        Input::Document { name: "", bytes }
+    }
 
     /// Reads a committed case input.
     fn input(format: &str, case: &str, name: &str) -> Vec<u8> {
@@ -193,7 +204,8 @@ mod tests {
         );
         // The final newline is whitespace, so the prefix without it is still complete.
         for end in 0..package.len() - 1 {
-            let report = check_package(&package[..end], &context).expect("no context needed");
+            let report =
+                validate_package(document(&package[..end]), &context).expect("no context needed");
             assert_eq!(
                 report.verdict(),
                 crate::Verdict::Reject,
@@ -201,7 +213,8 @@ mod tests {
             );
         }
         for end in 0..gate.len() - 1 {
-            let report = requirements_gate(&gate[..end], &context).expect("no context needed");
+            let report =
+                requirements_gate(document(&gate[..end]), &context).expect("no context needed");
             assert_eq!(
                 report.verdict(),
                 crate::Verdict::Reject,
@@ -210,7 +223,9 @@ mod tests {
         }
         for end in 0..sidecar.len() - 1 {
             assert_eq!(
-                check_sidecar(&sidecar[..end]).verdict(),
+                validate_sidecar(document(&sidecar[..end]), &context)
+                    .expect("no context needed")
+                    .verdict(),
                 crate::Verdict::Reject,
                 "prefix of {end} bytes"
             );
@@ -221,9 +236,9 @@ mod tests {
     fn malformed_context_is_refused() {
         let mut context = Context::new();
         context.insert("now".into(), "next tuesday".into());
-        assert!(check_package(b"{}", &context).is_err());
+        assert!(validate_package(document(b"{}"), &context).is_err());
         let mut context = Context::new();
         context.insert("official_keys".into(), serde_json::json!("ed25519:one"));
-        assert!(requirements_gate(b"{}", &context).is_err());
+        assert!(requirements_gate(document(b"{}"), &context).is_err());
     }
 }
