@@ -206,16 +206,13 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
 /// Step 2: the corpus's own checks. Problems of the selected cases (and of the rules of
 /// their formats) are printed and fail the run at the end; problems elsewhere in the
 /// corpus do not bear on this run's judgements and are only counted.
-fn self_check(
-    corpus: &Corpus,
-    catalogue: &Catalogue,
-    cases: &[&Case],
-) -> Vec<selfcheck::Problem> {
+fn self_check(corpus: &Corpus, catalogue: &Catalogue, cases: &[&Case]) -> Vec<selfcheck::Problem> {
     let names: std::collections::BTreeSet<String> = cases.iter().map(|case| case.name()).collect();
     let formats: std::collections::BTreeSet<&str> =
         cases.iter().map(|case| case.format.name()).collect();
     let concerns_run = |problem: &selfcheck::Problem| {
         let subject = problem.subject.as_str();
+        let subject = subject.strip_prefix("rule ").unwrap_or(subject);
         if subject.contains('/') {
             return names.contains(subject);
         }
@@ -275,7 +272,10 @@ fn select<'c>(args: &RunArgs, corpus: &'c Corpus, catalogue: &Catalogue) -> Resu
         let glob = Glob::new(pattern)
             .with_context(|| format!("bad glob {pattern:?}"))?
             .compile_matcher();
-        if !in_formats.iter().any(|case| glob.is_match(case.input_name())) {
+        if !in_formats
+            .iter()
+            .any(|case| glob.is_match(case.input_name()))
+        {
             bail!("--input-name {pattern}: matches no input name of the selected formats\nhint: `soulcheck cases --json` shows each case's `input`");
         }
     }
@@ -516,14 +516,7 @@ fn write_reports(
     );
     write(
         dir.join("summary.md"),
-        markdown::render(
-            title.trim(),
-            summary,
-            certificates,
-            cases,
-            results,
-            context,
-        ),
+        markdown::render(title.trim(), summary, certificates, cases, results, context),
     )?;
     std::fs::create_dir_all(dir.join("badges"))?;
     for (format, tally) in &summary.formats {

@@ -9,9 +9,15 @@ use serde::{Deserialize, Serialize};
 
 /// The built-in patterns: the uncaught errors of common runtimes, by name.
 const DEFAULTS: &[(&str, &str)] = &[
-    ("python traceback", r"(?m)^Traceback \(most recent call last\):"),
+    (
+        "python traceback",
+        r"(?m)^Traceback \(most recent call last\):",
+    ),
     // Node prints the throwing line, the stack through its own internals and its version.
-    ("node uncaught exception", r"(?m)\(node:internal/|^Node\.js v\d+\.\d+|^\[?UnhandledPromiseRejection"),
+    (
+        "node uncaught exception",
+        r"(?m)\(node:internal/|^Node\.js v\d+\.\d+|^\[?UnhandledPromiseRejection",
+    ),
     ("jvm uncaught exception", r#"(?m)^Exception in thread ""#),
     ("go panic", r"(?ms)^panic: .*^goroutine \d+ \["),
     ("rust panic", r"(?m)^thread '[^']*' panicked at"),

@@ -15,8 +15,8 @@ use crate::crash::CrashPatterns;
 use crate::process::{self, Exit, Limits};
 use crate::setup::{command_words, SetupError};
 use crate::validator::{
-    Answer, Captured, Diagnostic, Evidence, Implementation, Input, Observation, Outcome,
-    Request, Validator,
+    Answer, Captured, Diagnostic, Evidence, Implementation, Input, Observation, Outcome, Request,
+    Validator,
 };
 use crate::LoadError;
 
@@ -105,11 +105,9 @@ pub fn crash_patterns(
     };
     let from_mapping = mapping.map_or(&[][..], |mapping| &mapping.crash.patterns[..]);
     for pattern in from_mapping.iter().chain(extra) {
-        patterns
-            .add(pattern)
-            .map_err(|error| SetupError::Invalid {
-                message: format!("crash pattern {pattern:?}: {error}"),
-            })?;
+        patterns.add(pattern).map_err(|error| SetupError::Invalid {
+            message: format!("crash pattern {pattern:?}: {error}"),
+        })?;
     }
     Ok(patterns)
 }

@@ -33,11 +33,11 @@ use std::path::{Path, PathBuf};
 pub use catalogue::{Catalogue, Rule};
 pub use corpus::{Case, Corpus, Expectation, ExpectedDiagnostic, ExpectedVerdict, InputSource};
 pub use runner::{CaseResult, Judgement, PreparedInput, Strictness};
+pub use setup::SetupError;
 pub use soulcheck_vocabulary::wire::{Diagnostic, Implementation};
 pub use soulcheck_vocabulary::{
     Basis, Context, Format, Level, Location, Profile, Severity, Verdict,
 };
-pub use setup::SetupError;
 pub use validator::{Answer, Evidence, Input, Observation, Outcome, Request, Validator};
 
 /// Failure to load or materialise part of the corpus.

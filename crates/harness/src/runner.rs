@@ -349,28 +349,25 @@ pub fn run_case(
         profile,
     };
     let started = Instant::now();
-    let Answer { outcome, evidence } = catch_unwind(AssertUnwindSafe(|| {
-        validator.answer(&request)
-    }))
-    .unwrap_or_else(|panic| {
-        let message = panic
-            .downcast_ref::<&str>()
-            .map(|text| (*text).to_owned())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "panic".to_owned());
-        Outcome::Crashed {
-            message: format!("panicked: {message}"),
-        }
-        .into()
-    });
+    let Answer { outcome, evidence } =
+        catch_unwind(AssertUnwindSafe(|| validator.answer(&request))).unwrap_or_else(|panic| {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|text| (*text).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "panic".to_owned());
+            Outcome::Crashed {
+                message: format!("panicked: {message}"),
+            }
+            .into()
+        });
     let duration = started.elapsed();
     let Assessment {
         judgement,
         diagnostics,
     } = assess(case, &outcome, catalogue, strictness, profile);
     // Evidence of a passing case with acceptable diagnostics would only cost memory.
-    let evidence =
-        evidence.filter(|_| !judgement.is_pass() || diagnostics.grade == Grade::Wrong);
+    let evidence = evidence.filter(|_| !judgement.is_pass() || diagnostics.grade == Grade::Wrong);
     let actual = match outcome {
         Outcome::Observed(observation) => Some(observation),
         _ => None,

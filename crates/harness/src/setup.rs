@@ -85,9 +85,7 @@ pub fn command_words(command: &str) -> Result<Vec<String>, SetupError> {
     let Some(program) = words.first_mut() else {
         return Err(SetupError::EmptyCommand);
     };
-    *program = resolve_program(program)?
-        .to_string_lossy()
-        .into_owned();
+    *program = resolve_program(program)?.to_string_lossy().into_owned();
     Ok(words)
 }
 

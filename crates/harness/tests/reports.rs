@@ -228,6 +228,12 @@ fn junit_markdown_badges_and_certificates() {
         text.contains("| soul-kit | 2 | 1 | 0 | 0 | 66% |"),
         "{text}"
     );
-    assert!(text.contains("crash in soul-kit.name.length (1 case)"), "{text}");
-    assert!(text.contains("soul-kit/name-long: crashed: killed by signal 11"), "{text}");
+    assert!(
+        text.contains("crash in soul-kit.name.length (1 case)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("soul-kit/name-long: crashed: killed by signal 11"),
+        "{text}"
+    );
 }

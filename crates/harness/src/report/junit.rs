@@ -89,16 +89,20 @@ pub fn render(cases: &[&Case], results: &[CaseResult]) -> String {
                     );
                 }
                 _ => {
-                    let _ = writeln!(
-                        xml,
-                        "      <failure message=\"{message}\">{body}</failure>"
-                    );
+                    let _ = writeln!(xml, "      <failure message=\"{message}\">{body}</failure>");
                 }
             }
             if let Some(evidence) = &result.evidence {
-                for (tag, stream) in [("system-out", &evidence.stdout), ("system-err", &evidence.stderr)] {
+                for (tag, stream) in [
+                    ("system-out", &evidence.stdout),
+                    ("system-err", &evidence.stderr),
+                ] {
                     if !stream.is_empty() {
-                        let cut = if stream.truncated { "\n[truncated]" } else { "" };
+                        let cut = if stream.truncated {
+                            "\n[truncated]"
+                        } else {
+                            ""
+                        };
                         let _ = writeln!(
                             xml,
                             "      <{tag}>{}{cut}</{tag}>",

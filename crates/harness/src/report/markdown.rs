@@ -24,11 +24,16 @@ pub fn render(
         out,
         "| format | passed | failed | skipped | expected failures | passing | diagnostics (exact / partial / wrong / none) | certificate |"
     );
-    let _ = writeln!(out, "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |");
+    let _ = writeln!(
+        out,
+        "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |"
+    );
     for (format, tally) in &summary.formats {
         let certificate = certificates
             .iter()
-            .find(|certificate| certificate.format == *format && certificate.operation == "validate")
+            .find(|certificate| {
+                certificate.format == *format && certificate.operation == "validate"
+            })
             .map_or("n/a", |certificate| {
                 if certificate.certified {
                     "certified"

@@ -162,7 +162,11 @@ impl Summary {
             summary.overall.add(result);
             summary.formats.entry(case.format).or_default().add(result);
             for rule in case.all_rules() {
-                summary.rules.entry(rule.to_owned()).or_default().add(result);
+                summary
+                    .rules
+                    .entry(rule.to_owned())
+                    .or_default()
+                    .add(result);
             }
         }
         summary
@@ -269,7 +273,11 @@ fn push_capped(out: &mut String, lines: &[String], context: &Context) {
             Some(dir) => format!("see {}", dir.join("report.jsonl").display()),
             None => "run with --report DIR to keep them all".to_owned(),
         };
-        let _ = writeln!(out, "  ... {} more lines not shown: {whereto}", lines.len() - cap);
+        let _ = writeln!(
+            out,
+            "  ... {} more lines not shown: {whereto}",
+            lines.len() - cap
+        );
     }
 }
 
@@ -298,8 +306,7 @@ pub struct Group<'r> {
 
 /// The failures, grouped by kind and rule.
 pub fn failure_groups<'r>(cases: &[&Case], results: &'r [CaseResult]) -> Vec<Group<'r>> {
-    let mut groups: BTreeMap<(usize, &'static str, String), Vec<&'r CaseResult>> =
-        BTreeMap::new();
+    let mut groups: BTreeMap<(usize, &'static str, String), Vec<&'r CaseResult>> = BTreeMap::new();
     for result in results.iter().filter(|r| r.judgement.is_failure()) {
         let kind = result.judgement.name();
         let order = KIND_ORDER
@@ -359,7 +366,10 @@ fn failure_lines(
             for deviation in &case.deviations {
                 lines.push(format!("{indent}    known deviation: {deviation}"));
             }
-            lines.push(format!("{indent}    reproduce: {}", reproduce(case, context)));
+            lines.push(format!(
+                "{indent}    reproduce: {}",
+                reproduce(case, context)
+            ));
         }
     }
     lines
@@ -378,7 +388,10 @@ pub fn evidence_lines(result: &CaseResult) -> Vec<String> {
                 lines.push(format!("{label}: ..."));
                 break;
             }
-            lines.push(format!("{label}: {}", line.chars().take(160).collect::<String>()));
+            lines.push(format!(
+                "{label}: {}",
+                line.chars().take(160).collect::<String>()
+            ));
             shown += 1;
         }
         if shown > 0 {
@@ -406,11 +419,7 @@ pub fn reproduce(case: &Case, context: &Context) -> String {
     let context_json = serde_json::Value::Object(case.context.clone()).to_string();
     let run = match &context.command {
         None => {
-            let mut line = format!(
-                "soulcheck check {} --format {}",
-                quote(&input),
-                case.format
-            );
+            let mut line = format!("soulcheck check {} --format {}", quote(&input), case.format);
             if case.operation != "validate" {
                 let _ = write!(line, " --operation {}", case.operation);
             }
@@ -520,14 +529,32 @@ fn next_steps(
                 .to_owned(),
         );
     }
-    let partial = certificates
+    let worst = certificates
         .iter()
-        .any(|certificate| certificate.diagnostics_grade != Grade::Exact);
-    if steps.is_empty() && context.command.is_some() && partial {
-        steps.push(
-            "certified on verdicts; report diagnostics (`soulcheck check --json` shape) to earn an exact diagnostics grade"
-                .to_owned(),
-        );
+        .filter(|certificate| certificate.operation == "validate")
+        .map(|certificate| certificate.diagnostics_grade)
+        .max_by_key(|grade| match grade {
+            Grade::Exact => 0,
+            Grade::Partial => 1,
+            Grade::None => 2,
+            _ => 3,
+        });
+    if steps.is_empty() && context.command.is_some() {
+        match worst {
+            Some(Grade::Wrong) => steps.push(
+                "the diagnostics graded wrong are in report.jsonl (`diagnostics.unexpected`); fix them for a better diagnostics grade"
+                    .to_owned(),
+            ),
+            Some(Grade::Partial) => steps.push(
+                "report every diagnostic, not only the first, for an exact diagnostics grade"
+                    .to_owned(),
+            ),
+            Some(Grade::None) => steps.push(
+                "report diagnostics on stdout (the `soulcheck check --json` shape, crates/harness/PROTOCOL.md) for a diagnostics grade"
+                    .to_owned(),
+            ),
+            _ => {}
+        }
     }
     (!steps.is_empty()).then(|| steps.join("; "))
 }
