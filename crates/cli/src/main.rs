@@ -130,6 +130,14 @@ fn corpus_store(flag: Option<&Path>) -> Store {
 
 /// Loads the selected corpus and its catalogue.
 fn load(selection: &Selection) -> Result<(Corpus, Catalogue)> {
+    if let Some(path) = &selection.corpus {
+        if !path.is_dir() {
+            anyhow::bail!(
+                "the corpus directory {} does not exist\nhint: --corpus names a directory holding <format>/<case-id>/case.toml; leave it out to use the corpus built into soulcheck",
+                path.display()
+            );
+        }
+    }
     let store = corpus_store(selection.corpus.as_deref());
     let catalogue = Catalogue::open(&store)?;
     let corpus = Corpus::open(store)?;

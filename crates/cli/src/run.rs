@@ -122,11 +122,11 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         );
     }
     let cases = select(&args, &corpus, &catalogue)?;
+    let subject = subject(&args, &cases)?;
     let problems = self_check(&corpus, &catalogue, &cases);
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let subject = subject(&args, &cases)?;
     let expectations = match &args.expectations {
         Some(path) => Some(Expectations::load(path, &corpus.cases)?),
         None => None,
@@ -203,7 +203,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     )
 }
 
-/// Step 2: the corpus's own checks. Problems of the selected cases (and of the rules of
+/// Step 3: the corpus's own checks. Problems of the selected cases (and of the rules of
 /// their formats) are printed and fail the run at the end; problems elsewhere in the
 /// corpus do not bear on this run's judgements and are only counted.
 fn self_check(corpus: &Corpus, catalogue: &Catalogue, cases: &[&Case]) -> Vec<selfcheck::Problem> {
@@ -234,8 +234,7 @@ fn self_check(corpus: &Corpus, catalogue: &Catalogue, cases: &[&Case]) -> Vec<se
     }
     if !others.is_empty() {
         eprintln!(
-            "note: the corpus fails its self-check in {} places outside this selection; they do not bear on this run (`soulcheck run` without filters lists them)",
-            others.len()
+            "note: the corpus fails its self-check in cases outside this selection; they do not bear on this run (`soulcheck run` without filters lists them)"
         );
     }
     mine
@@ -255,6 +254,12 @@ fn select<'c>(args: &RunArgs, corpus: &'c Corpus, catalogue: &Catalogue) -> Resu
                 None => "`soulcheck rules` lists the rule IDs".to_owned(),
             };
             bail!("--rule {rule}: no such rule in the catalogue\nhint: {hint}");
+        }
+        if !in_formats
+            .iter()
+            .any(|case| case.all_rules().contains(rule.as_str()))
+        {
+            bail!("--rule {rule}: no case of the selected formats exercises this rule\nhint: `soulcheck cases --json` shows each case's rules");
         }
     }
     let matches_case = |glob: &globset::GlobMatcher, case: &Case| {
@@ -350,7 +355,7 @@ fn glob_set(patterns: &[String]) -> Result<Option<GlobSet>> {
     Ok(Some(builder.build()?))
 }
 
-/// Step 3: the validator under test, with the limits a process gets. A command that
+/// Step 2: the validator under test, with the limits a process gets. A command that
 /// cannot run (no such program, not executable, no `{path}` for a directory case) stops
 /// here, before any case runs.
 fn subject(args: &RunArgs, cases: &[&Case]) -> Result<Subject> {

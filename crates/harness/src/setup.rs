@@ -92,13 +92,17 @@ pub fn command_words(command: &str) -> Result<Vec<String>, SetupError> {
 /// The program's absolute path, or why there is none.
 pub fn resolve_program(program: &str) -> Result<PathBuf, SetupError> {
     if program.contains('/') {
-        let path = Path::new(program);
+        // `./v.sh` is `v.sh`: the `.` would only clutter messages.
+        let path: PathBuf = Path::new(program)
+            .components()
+            .filter(|component| !matches!(component, std::path::Component::CurDir))
+            .collect();
         let absolute = if path.is_absolute() {
             path.to_owned()
         } else {
             std::env::current_dir()
-                .map(|dir| dir.join(path))
-                .unwrap_or_else(|_| path.to_owned())
+                .map(|dir| dir.join(&path))
+                .unwrap_or_else(|_| path.clone())
         };
         return check_executable(program, &absolute, absolute.display().to_string());
     }

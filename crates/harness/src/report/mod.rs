@@ -381,23 +381,35 @@ pub fn evidence_lines(result: &CaseResult) -> Vec<String> {
         return Vec::new();
     };
     let mut lines = Vec::new();
+    if evidence.stderr.is_empty() && evidence.stdout.is_empty() {
+        lines.push(format!("validator: {}, printed nothing", evidence.exit));
+        return lines;
+    }
     for (label, stream) in [("stderr", &evidence.stderr), ("stdout", &evidence.stdout)] {
-        let mut shown = 0;
-        for line in stream.text.lines().filter(|line| !line.trim().is_empty()) {
-            if shown == EVIDENCE_LINES {
-                lines.push(format!("{label}: ..."));
-                break;
-            }
-            lines.push(format!(
-                "{label}: {}",
-                line.chars().take(160).collect::<String>()
-            ));
-            shown += 1;
+        let printed: Vec<&str> = stream
+            .text
+            .lines()
+            .filter(|line| !line.trim().is_empty())
+            .collect();
+        if printed.is_empty() {
+            continue;
         }
-        if shown > 0 {
-            // One stream is enough under a failure; the report keeps both.
-            break;
+        let line = |text: &str| format!("{label}: {}", text.chars().take(160).collect::<String>());
+        if printed.len() <= EVIDENCE_LINES {
+            lines.extend(printed.iter().map(|text| line(text)));
+        } else {
+            // The first line says what happened, the last ones where most runtimes put
+            // the error itself (below a stack).
+            lines.push(line(printed[0]));
+            lines.push(format!("{label}: ..."));
+            let tail = printed.len() - (EVIDENCE_LINES - 1);
+            lines.extend(printed[tail..].iter().map(|text| line(text)));
         }
+        if stream.truncated {
+            lines.push(format!("{label}: [cut at {} bytes]", evidence.cap_bytes));
+        }
+        // One stream is enough under a failure; the report keeps both.
+        break;
     }
     lines
 }
