@@ -112,12 +112,15 @@ pub fn cases(args: CasesArgs) -> Result<ExitCode> {
                     "format": case.format,
                     "operation": case.operation,
                     "input": case.input_name(),
+                    // A directory input needs `{path}` in a per-case validator command.
+                    "input_kind": if case.tree().is_some() { "directory" } else { "document" },
                     "rules": case.rules,
                     "verdict": case.verdict.name(),
                     "strict_verdict": case.expectation(Profile::Strict).verdict.name(),
                     "basis": catalogue.basis_of(case),
                     "profile": profile,
                     "description": case.description,
+                    "deviations": case.deviations,
                 })
             })
             .collect();
