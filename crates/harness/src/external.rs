@@ -213,12 +213,18 @@ impl Validator for CommandValidator {
     }
 }
 
-/// The last non-empty line of a text (at most 200 characters): where most runtimes put
-/// the error itself, below the stack.
+/// The line that names the error (at most 200 characters): most runtimes print it last,
+/// below the stack, but a tool may add a line of its own after it, so the last line that
+/// looks like `SomeError: ...` wins over the last line.
 fn last_line(text: &str) -> Option<String> {
-    text.lines()
-        .rev()
-        .find(|line| !line.trim().is_empty())
+    let error = |line: &&str| {
+        let name = line.trim().split(':').next().unwrap_or_default();
+        !name.contains(' ') && (name.ends_with("Error") || name.ends_with("Exception"))
+    };
+    let lines = || text.lines().rev().filter(|line| !line.trim().is_empty());
+    lines()
+        .find(error)
+        .or_else(|| lines().next())
         .map(|line| line.trim().chars().take(200).collect())
 }
 
