@@ -365,3 +365,24 @@ fn long_failure_lists_are_grouped_and_capped() {
     assert_eq!(listed, 11, "{text}");
     assert!(text.contains("next steps: fix the 5 crashes"), "{text}");
 }
+
+#[test]
+fn persistent_mode_keeps_the_reply_as_evidence() {
+    let (corpus, catalogue) = corpus();
+    let liar = soulcheck_harness::persistent::PersistentValidator::start(
+        &fixture("persistent-liar.py").display().to_string(),
+        LIMITS,
+    )
+    .expect("start");
+    let results = run(&liar, &corpus, &catalogue);
+    let result = by_id(&corpus, &results, "name-long");
+    assert_eq!(result.judgement.name(), "protocol-error");
+    let evidence = result.evidence.as_ref().expect("evidence");
+    assert!(evidence.stdout.text.contains("\"seq\""), "{evidence:?}");
+    assert_eq!(evidence.exit, "broke the protocol");
+    // A persistent validator that does not exist is a setup error too.
+    assert!(matches!(
+        soulcheck_harness::persistent::PersistentValidator::start("./no-such-server", LIMITS),
+        Err(SetupError::ProgramNotFound { .. })
+    ));
+}
