@@ -32,14 +32,15 @@ pub struct CasesArgs {
 
 #[derive(Subcommand)]
 enum CasesCommand {
-    /// Write every case as plain files plus JSON metadata into DIR (which must be empty).
+    /// Write the cases as plain files plus JSON metadata into DIR (which must be empty).
     Export {
         /// Target directory.
         dir: PathBuf,
-        /// Corpus directory (default: $SOULCHECK_CORPUS, or the corpus built into this
-        /// binary).
-        #[arg(long)]
-        corpus: Option<PathBuf>,
+        #[command(flatten)]
+        selection: Selection,
+        /// Only cases whose ID (or `<format>/<id>`) matches one of these globs.
+        #[arg(long = "case", value_name = "GLOB")]
+        cases: Vec<String>,
     },
 }
 
@@ -72,12 +73,25 @@ pub fn rules(args: ListArgs) -> Result<ExitCode> {
 }
 
 pub fn cases(args: CasesArgs) -> Result<ExitCode> {
-    if let Some(CasesCommand::Export { dir, corpus }) = args.command {
-        let selection = Selection {
-            corpus,
-            format: Vec::new(),
-        };
-        let (corpus, catalogue) = load(&selection)?;
+    if let Some(CasesCommand::Export {
+        dir,
+        selection,
+        cases,
+    }) = args.command
+    {
+        let (mut corpus, catalogue) = load(&selection)?;
+        let mut globs = globset::GlobSetBuilder::new();
+        for pattern in &cases {
+            globs.add(globset::Glob::new(pattern)?);
+        }
+        let globs = globs.build()?;
+        corpus.cases.retain(|case| {
+            (selection.format.is_empty() || selection.format.contains(&case.format))
+                && (cases.is_empty() || globs.is_match(&case.id) || globs.is_match(case.name()))
+        });
+        if corpus.cases.is_empty() {
+            anyhow::bail!("no case matches the selection\nhint: `soulcheck cases` lists the cases");
+        }
         let count = soulcheck_harness::export::export(&corpus, &catalogue, &dir)?;
         output::print(&format!("exported {count} cases to {}\n", dir.display()))?;
         return Ok(ExitCode::SUCCESS);
@@ -98,12 +112,15 @@ pub fn cases(args: CasesArgs) -> Result<ExitCode> {
                     "format": case.format,
                     "operation": case.operation,
                     "input": case.input_name(),
+                    // A directory input needs `{path}` in a per-case validator command.
+                    "input_kind": if case.tree().is_some() { "directory" } else { "document" },
                     "rules": case.rules,
                     "verdict": case.verdict.name(),
                     "strict_verdict": case.expectation(Profile::Strict).verdict.name(),
                     "basis": catalogue.basis_of(case),
                     "profile": profile,
                     "description": case.description,
+                    "deviations": case.deviations,
                 })
             })
             .collect();

@@ -39,7 +39,7 @@ enum Command {
     Check(check::CheckArgs),
     /// Run the corpus against a validator (the reference, or --validator) and report per
     /// case, per rule and per format.
-    Run(run::RunArgs),
+    Run(Box<run::RunArgs>),
     /// List the rule catalogue.
     Rules(listing::ListArgs),
     /// List the cases, or export them as plain files.
@@ -95,7 +95,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Check(args) => check::check(args),
-        Command::Run(args) => run::run(args),
+        Command::Run(args) => run::run(*args),
         Command::Rules(args) => listing::rules(args),
         Command::Cases(args) => listing::cases(args),
         Command::Serve => {
@@ -130,6 +130,14 @@ fn corpus_store(flag: Option<&Path>) -> Store {
 
 /// Loads the selected corpus and its catalogue.
 fn load(selection: &Selection) -> Result<(Corpus, Catalogue)> {
+    if let Some(path) = &selection.corpus {
+        if !path.is_dir() {
+            anyhow::bail!(
+                "the corpus directory {} does not exist\nhint: --corpus names a directory holding <format>/<case-id>/case.toml; leave it out to use the corpus built into soulcheck",
+                path.display()
+            );
+        }
+    }
     let store = corpus_store(selection.corpus.as_deref());
     let catalogue = Catalogue::open(&store)?;
     let corpus = Corpus::open(store)?;

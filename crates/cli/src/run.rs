@@ -2,25 +2,29 @@
 //! command through the per-case or persistent protocol), with filters, expectations,
 //! reports and certificates. [`run`] reads as its steps: load and self-check the corpus,
 //! select the cases, set up the validator, run, then report.
+//!
+//! A run that cannot mean anything ends with exit code 2 and a hint before any case runs:
+//! an empty selection, a filter that matches nothing, an unknown rule, an empty corpus, a
+//! directory case for a command without `{path}`, a program that is not there.
 
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::{Context as _, Result};
+use anyhow::{bail, Context as _, Result};
 use clap::Args;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use indicatif::{ProgressBar, ProgressStyle};
 use soulcheck::Reference;
 use soulcheck_harness::expectations::Expectations;
-use soulcheck_harness::external::{CommandValidator, Mapping};
+use soulcheck_harness::external::{crash_patterns, CommandValidator, Mapping};
 use soulcheck_harness::persistent::PersistentValidator;
 use soulcheck_harness::process::Limits;
-use soulcheck_harness::report::{badge, certificate, jsonl, junit, markdown, Summary};
+use soulcheck_harness::report::{self, badge, certificate, jsonl, junit, markdown, Summary};
 use soulcheck_harness::runner::{self, CaseResult, RunOptions};
 use soulcheck_harness::{
-    selfcheck, Case, Catalogue, Corpus, Implementation, Profile, Strictness, Validator,
+    selfcheck, Case, Catalogue, Corpus, Format, Implementation, Profile, Strictness, Validator,
 };
 
 use crate::listing::selected;
@@ -65,9 +69,25 @@ pub struct RunArgs {
     /// Seconds a validator may spend on one case before its process group is killed.
     #[arg(long, default_value_t = 5.0)]
     timeout: f64,
-    /// Bytes of each output stream kept per case.
+    /// Bytes of each output stream read per case (reports keep the first 8 KiB of each
+    /// as evidence).
     #[arg(long, default_value_t = 4 * 1024 * 1024)]
     output_cap: usize,
+    /// A regular expression over a validator's stderr that turns a "reject" exit code
+    /// into a crash (repeatable; added to the built-in patterns for Python, Node, JVM, Go
+    /// and Rust uncaught errors).
+    #[arg(long = "crash-pattern", value_name = "REGEX", requires = "validator")]
+    crash_patterns: Vec<String>,
+    /// Turn off the built-in crash patterns: exit codes alone decide.
+    #[arg(long, requires = "validator")]
+    no_default_crash_patterns: bool,
+    /// The implementation's name in every report (default: what a persistent validator
+    /// says in its hello, else the program's file name).
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+    /// The implementation's version in every report.
+    #[arg(long = "impl-version", value_name = "VERSION")]
+    impl_version: Option<String>,
     /// Stop after the first failure.
     #[arg(long)]
     fail_fast: bool,
@@ -95,17 +115,29 @@ struct Subject {
 
 pub fn run(args: RunArgs) -> Result<ExitCode> {
     let (corpus, catalogue) = load(&args.selection)?;
-    let problems = self_check(&corpus, &catalogue);
-    let cases = select(&args, &corpus)?;
+    if corpus.cases.is_empty() {
+        bail!(
+            "the corpus at {} has no cases\nhint: --corpus names a directory holding <format>/<case-id>/case.toml; leave it out to use the corpus built into soulcheck",
+            corpus.store.display(Path::new("")).display()
+        );
+    }
+    let cases = select(&args, &corpus, &catalogue)?;
+    let subject = subject(&args, &cases)?;
+    let problems = self_check(&corpus, &catalogue, &cases);
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let subject = subject(&args)?;
     let expectations = match &args.expectations {
         Some(path) => Some(Expectations::load(path, &corpus.cases)?),
         None => None,
     };
-    let implementation = subject.validator.implementation();
+    let mut implementation = subject.validator.implementation();
+    if let Some(name) = &args.name {
+        implementation.name = name.clone();
+    }
+    if let Some(version) = &args.impl_version {
+        implementation.version = version.clone();
+    }
     let corpus_hash = corpus.content_hash()?;
     let writer = open_report(&args, &cases, &subject, &implementation, &corpus_hash, jobs)?;
     let results = execute(
@@ -118,8 +150,20 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         writer.as_ref(),
     );
     let summary = Summary::new(&cases, &results);
-    let certificates =
-        certificate::issue(&cases, &results, &catalogue, &implementation, &corpus_hash);
+    let certificates = certificate::issue(
+        &cases,
+        &results,
+        &catalogue,
+        &implementation,
+        &corpus_hash,
+        args.profile,
+    );
+    let context = report::Context {
+        command: args.validator.clone(),
+        corpus: args.selection.corpus.clone(),
+        report_dir: args.report.clone(),
+        max_lines: report::MAX_FAILURE_LINES,
+    };
     if let (Some(dir), Some(writer)) = (&args.report, &writer) {
         write_reports(
             dir,
@@ -128,6 +172,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             &cases,
             &results,
             &implementation,
+            &context,
         )?;
         writer.finish(jsonl::Footer {
             complete: true,
@@ -136,10 +181,16 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         });
     }
     if let Some(path) = &args.write_expectations {
-        std::fs::write(path, Expectations::render_from(&results))
+        std::fs::write(path, Expectations::render_from(&cases, &results))
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
-    print_summary(&args, &summary, &certificates, &cases, &results, &catalogue)?;
+    // The reference's own run prints no certificates: it is judged by its strictness.
+    let shown: &[certificate::Certificate] = if args.validator.is_some() {
+        &certificates
+    } else {
+        &[]
+    };
+    output::print(&summary.render(&cases, &results, &catalogue, shown, &context))?;
     // The reference must implement every case; another validator may skip what it does
     // not support.
     let skips_fail = args.validator.is_none() && summary.overall.skipped > 0;
@@ -152,23 +203,95 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     )
 }
 
-/// Step 1: the corpus's own checks; problems are printed and fail the run at the end.
-fn self_check(corpus: &Corpus, catalogue: &Catalogue) -> Vec<selfcheck::Problem> {
-    let problems = selfcheck::check(corpus, catalogue);
-    if !problems.is_empty() {
+/// Step 3: the corpus's own checks. Problems of the selected cases (and of the rules of
+/// their formats) are printed and fail the run at the end; problems elsewhere in the
+/// corpus do not bear on this run's judgements and are only counted.
+fn self_check(corpus: &Corpus, catalogue: &Catalogue, cases: &[&Case]) -> Vec<selfcheck::Problem> {
+    let names: std::collections::BTreeSet<String> = cases.iter().map(|case| case.name()).collect();
+    let formats: std::collections::BTreeSet<&str> =
+        cases.iter().map(|case| case.format.name()).collect();
+    let concerns_run = |problem: &selfcheck::Problem| {
+        let subject = problem.subject.as_str();
+        let subject = subject.strip_prefix("rule ").unwrap_or(subject);
+        if subject.contains('/') {
+            return names.contains(subject);
+        }
+        match subject.split_once('.') {
+            Some((format, _)) if Format::ALL.iter().any(|f| f.name() == format) => {
+                formats.contains(format)
+            }
+            _ => true,
+        }
+    };
+    let (mine, others): (Vec<_>, Vec<_>) = selfcheck::check(corpus, catalogue)
+        .into_iter()
+        .partition(concerns_run);
+    if !mine.is_empty() {
         eprintln!("the corpus fails its self-check:");
-        for problem in &problems {
+        for problem in &mine {
             eprintln!("  {problem}");
         }
     }
-    problems
+    if !others.is_empty() {
+        eprintln!(
+            "note: the corpus fails its self-check in cases outside this selection; they do not bear on this run (`soulcheck run` without filters lists them)"
+        );
+    }
+    mine
 }
 
-/// Step 2: the cases the filters select, in corpus order.
-fn select<'c>(args: &RunArgs, corpus: &'c Corpus) -> Result<Vec<&'c Case>> {
+/// Step 1: the cases the filters select, in corpus order. Every filter must match
+/// something: a typo that selects nothing would otherwise make a green run.
+fn select<'c>(args: &RunArgs, corpus: &'c Corpus, catalogue: &Catalogue) -> Result<Vec<&'c Case>> {
+    let in_formats = selected(corpus, &args.selection.format);
+    if in_formats.is_empty() {
+        bail!("the corpus has no cases of the selected formats\nhint: `soulcheck cases` lists the cases");
+    }
+    for rule in &args.rules {
+        if catalogue.get(rule).is_none() {
+            let hint = match closest(rule, catalogue.rules().map(|rule| rule.id.as_str())) {
+                Some(near) => format!("did you mean `{near}`?"),
+                None => "`soulcheck rules` lists the rule IDs".to_owned(),
+            };
+            bail!("--rule {rule}: no such rule in the catalogue\nhint: {hint}");
+        }
+        if !in_formats
+            .iter()
+            .any(|case| case.all_rules().contains(rule.as_str()))
+        {
+            bail!("--rule {rule}: no case of the selected formats exercises this rule\nhint: `soulcheck cases --json` shows each case's rules");
+        }
+    }
+    let matches_case = |glob: &globset::GlobMatcher, case: &Case| {
+        glob.is_match(&case.id) || glob.is_match(case.name())
+    };
+    for pattern in &args.cases {
+        let glob = Glob::new(pattern)
+            .with_context(|| format!("bad glob {pattern:?}"))?
+            .compile_matcher();
+        if !in_formats.iter().any(|case| matches_case(&glob, case)) {
+            bail!("--case {pattern}: matches no case of the selected formats\nhint: a case is named by its ID or <format>/<id>; `soulcheck cases` lists them");
+        }
+    }
+    for pattern in &args.input_names {
+        let glob = Glob::new(pattern)
+            .with_context(|| format!("bad glob {pattern:?}"))?
+            .compile_matcher();
+        if !in_formats
+            .iter()
+            .any(|case| glob.is_match(case.input_name()))
+        {
+            bail!("--input-name {pattern}: matches no input name of the selected formats\nhint: `soulcheck cases --json` shows each case's `input`");
+        }
+    }
+    for operation in &args.operations {
+        if !in_formats.iter().any(|case| &case.operation == operation) {
+            bail!("--operation {operation}: no case of the selected formats has this operation\nhint: `soulcheck cases --json` shows each case's `operation`");
+        }
+    }
     let globs = glob_set(&args.cases)?;
     let input_globs = glob_set(&args.input_names)?;
-    Ok(selected(corpus, &args.selection.format)
+    let cases: Vec<&Case> = in_formats
         .into_iter()
         .filter(|case| {
             globs
@@ -188,7 +311,37 @@ fn select<'c>(args: &RunArgs, corpus: &'c Corpus) -> Result<Vec<&'c Case>> {
                 .as_ref()
                 .is_none_or(|globs| globs.is_match(case.input_name()))
         })
-        .collect())
+        .collect();
+    if cases.is_empty() {
+        bail!("no case matches all the filters together\nhint: each filter matches some cases, but no case matches them all; `soulcheck cases --json` shows each case's format, operation, input and rules");
+    }
+    Ok(cases)
+}
+
+/// The candidate nearest to `word` by edit distance, if it is near enough to be a typo.
+fn closest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .map(|candidate| (edit_distance(word, candidate), candidate))
+        .filter(|(distance, _)| *distance <= word.len().max(3) / 3)
+        .min()
+        .map(|(_, candidate)| candidate)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 fn glob_set(patterns: &[String]) -> Result<Option<GlobSet>> {
@@ -202,8 +355,10 @@ fn glob_set(patterns: &[String]) -> Result<Option<GlobSet>> {
     Ok(Some(builder.build()?))
 }
 
-/// Step 3: the validator under test, with the limits a process gets.
-fn subject(args: &RunArgs) -> Result<Subject> {
+/// Step 2: the validator under test, with the limits a process gets. A command that
+/// cannot run (no such program, not executable, no `{path}` for a directory case) stops
+/// here, before any case runs.
+fn subject(args: &RunArgs, cases: &[&Case]) -> Result<Subject> {
     let limits = Limits {
         timeout: Duration::from_secs_f64(args.timeout.max(0.001)),
         output_cap: args.output_cap,
@@ -216,9 +371,7 @@ fn subject(args: &RunArgs) -> Result<Subject> {
             mode: "in-process",
         },
         Some(command) if args.persistent => Subject {
-            validator: Box::new(
-                PersistentValidator::start(command, limits).map_err(anyhow::Error::msg)?,
-            ),
+            validator: Box::new(PersistentValidator::start(command, limits)?),
             strictness: Strictness::Conformance,
             mode: "persistent",
         },
@@ -227,8 +380,19 @@ fn subject(args: &RunArgs) -> Result<Subject> {
                 Some(path) => Some(Mapping::load(path)?),
                 None => None,
             };
+            let patterns = crash_patterns(
+                mapping.as_ref(),
+                !args.no_default_crash_patterns,
+                &args.crash_patterns,
+            )?;
             let validator =
-                CommandValidator::new(command, limits, mapping).map_err(anyhow::Error::msg)?;
+                CommandValidator::new(command, limits, mapping)?.with_crash_patterns(patterns);
+            let trees = cases.iter().filter(|case| case.tree().is_some()).count();
+            if trees > 0 && !validator.uses_path() {
+                bail!(
+                    "{trees} of the selected cases are directories, and the validator command has no {{path}} to hand them over (without it a document goes to stdin)\nhint: add {{path}} to the command, or select documents only (--input-name '*.json', --format, --case)"
+                );
+            }
             Subject {
                 validator: Box::new(validator),
                 strictness: Strictness::Conformance,
@@ -271,6 +435,9 @@ fn open_report(
             "input_names": args.input_names,
             "fail_fast": args.fail_fast,
             "expectations": args.expectations,
+            "crash_patterns": args.crash_patterns,
+            "default_crash_patterns": !args.no_default_crash_patterns,
+            "evidence_cap_bytes": soulcheck_harness::validator::EVIDENCE_CAP,
         }),
         started_at: jsonl::now(),
     };
@@ -301,7 +468,11 @@ fn execute(
     });
     let on_result = |result: &CaseResult| {
         if let Some(writer) = writer {
-            writer.record(jsonl::Record::new(cases[result.index], result));
+            writer.record(jsonl::Record::new(
+                cases[result.index],
+                result,
+                args.profile,
+            ));
         }
         if let Some(bar) = &progress {
             bar.inc(1);
@@ -338,6 +509,7 @@ fn write_reports(
     cases: &[&Case],
     results: &[CaseResult],
     implementation: &Implementation,
+    context: &report::Context,
 ) -> Result<()> {
     let write = |path: PathBuf, text: String| {
         std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
@@ -349,49 +521,22 @@ fn write_reports(
     );
     write(
         dir.join("summary.md"),
-        markdown::render(title.trim(), summary, certificates, cases, results),
+        markdown::render(title.trim(), summary, certificates, cases, results, context),
     )?;
     std::fs::create_dir_all(dir.join("badges"))?;
     for (format, tally) in &summary.formats {
+        let certificate = certificates.iter().find(|certificate| {
+            certificate.format == *format && certificate.operation == "validate"
+        });
         write(
             dir.join("badges").join(format!("{format}.json")),
-            badge::render(*format, tally).to_string(),
+            badge::render(*format, tally, certificate, &implementation.name).to_string(),
         )?;
     }
     std::fs::create_dir_all(dir.join("certificates"))?;
     for certificate in certificates {
-        let path = dir
-            .join("certificates")
-            .join(format!("{}.json", certificate.format));
+        let path = dir.join("certificates").join(certificate.file_name());
         write(path, serde_json::to_string_pretty(certificate)? + "\n")?;
     }
-    Ok(())
-}
-
-/// Step 7: the terminal summary, and the certificates when another validator ran.
-fn print_summary(
-    args: &RunArgs,
-    summary: &Summary,
-    certificates: &[certificate::Certificate],
-    cases: &[&Case],
-    results: &[CaseResult],
-    catalogue: &Catalogue,
-) -> Result<()> {
-    let mut text = summary.render(cases, results, catalogue);
-    if args.validator.is_some() {
-        text.push('\n');
-        for certificate in certificates {
-            let status = if certificate.certified {
-                "certified"
-            } else {
-                "not certified"
-            };
-            text.push_str(&format!(
-                "{}: {status} ({} of {} must-level cases passed)\n",
-                certificate.format, certificate.must_cases_passed, certificate.must_cases
-            ));
-        }
-    }
-    output::print(&text)?;
     Ok(())
 }

@@ -77,8 +77,10 @@ impl Expectations {
     }
 
     /// An expectations file listing every failure of a run, to bootstrap a validator's
-    /// list; each reason says what failed so a human can refine it.
-    pub fn render_from(results: &[CaseResult]) -> String {
+    /// list; each reason says what failed, and the case's notes on known deviations of
+    /// public implementations, so a human can refine it. `cases` is the list the results'
+    /// indices refer to.
+    pub fn render_from(cases: &[&Case], results: &[CaseResult]) -> String {
         let failures: Vec<Entry> = results
             .iter()
             .filter_map(|result| {
@@ -96,9 +98,15 @@ impl Expectations {
                     .next()
                     .unwrap_or_default()
                     .to_owned();
+                let mut reason = format!("{}: {first_line}", judgement.name());
+                if let Some(case) = cases.get(result.index) {
+                    for deviation in &case.deviations {
+                        reason.push_str(&format!(" (known deviation: {deviation})"));
+                    }
+                }
                 Some(Entry {
                     case: result.name.clone(),
-                    reason: format!("{}: {first_line}", judgement.name()),
+                    reason,
                 })
             })
             .collect();

@@ -16,7 +16,7 @@ use crate::corpus::{Corpus, InputSource};
 use crate::tree;
 use crate::LoadError;
 
-/// Writes every case to `dir/<format>/<case-id>/` (the input under its own name plus
+/// Writes every case of `corpus` (filter its `cases` to export some) to `dir/<format>/<case-id>/` (the input under its own name plus
 /// `case.json`), each format's rules to `dir/<format>/rules.json`, and an index of all
 /// cases to `dir/index.json`. `dir` must not exist yet or be empty, so an export never
 /// overwrites anything, least of all the corpus itself.
@@ -72,7 +72,8 @@ pub fn export(corpus: &Corpus, catalogue: &Catalogue, dir: &Path) -> Result<usiz
     }
     for format in soulcheck_vocabulary::Format::ALL {
         let rules: Vec<_> = catalogue.rules_of(format).collect();
-        if rules.is_empty() {
+        // An export of some cases (`--case`, `--format`) holds the rules of their formats.
+        if rules.is_empty() || !corpus.cases.iter().any(|case| case.format == format) {
             continue;
         }
         let target = dir.join(format.name()).join("rules.json");

@@ -11,9 +11,12 @@ use regex::Regex;
 use serde::Deserialize;
 use soulcheck_vocabulary::wire::Report;
 
+use crate::crash::CrashPatterns;
 use crate::process::{self, Exit, Limits};
+use crate::setup::{command_words, SetupError};
 use crate::validator::{
-    Diagnostic, Implementation, Input, Observation, Outcome, Request, Validator,
+    Answer, Captured, Diagnostic, Evidence, Implementation, Input, Observation, Outcome, Request,
+    Validator,
 };
 use crate::LoadError;
 
@@ -23,6 +26,7 @@ pub struct CommandValidator {
     template: Vec<String>,
     limits: Limits,
     mapping: Option<Mapping>,
+    crash_patterns: CrashPatterns,
     implementation: Implementation,
 }
 
@@ -30,21 +34,23 @@ impl CommandValidator {
     /// Parses a command template such as `my-validator --json {path}`. Placeholders:
     /// `{path}` (the input's path in a fresh temporary directory; without it the input
     /// goes to stdin), `{name}` (its file name), `{format}`, `{operation}` and
-    /// `{context}` (the case context as compact JSON).
+    /// `{context}` (the case context as compact JSON). The program is resolved now (see
+    /// [`crate::setup::command_words`]), so a typo fails the setup, not every case. The
+    /// crash patterns are the built-in ones plus the mapping's (see [`crash_patterns`]).
     pub fn new(
         template: &str,
         limits: Limits,
         mapping: Option<Mapping>,
-    ) -> Result<CommandValidator, String> {
-        let words = shlex::split(template)
-            .ok_or_else(|| format!("cannot split the command {template:?}"))?;
-        let Some(program) = words.first() else {
-            return Err("the validator command is empty".to_owned());
-        };
-        let name = Path::new(program).file_name().map_or_else(
+    ) -> Result<CommandValidator, SetupError> {
+        let words = command_words(template)?;
+        let program = shlex::split(template)
+            .and_then(|words| words.into_iter().next())
+            .unwrap_or_default();
+        let name = Path::new(&program).file_name().map_or_else(
             || program.clone(),
             |name| name.to_string_lossy().into_owned(),
         );
+        let crash_patterns = crash_patterns(mapping.as_ref(), true, &[])?;
         Ok(CommandValidator {
             implementation: Implementation {
                 name,
@@ -53,7 +59,14 @@ impl CommandValidator {
             template: words,
             limits,
             mapping,
+            crash_patterns,
         })
+    }
+
+    /// Replaces the crash patterns.
+    pub fn with_crash_patterns(mut self, patterns: CrashPatterns) -> CommandValidator {
+        self.crash_patterns = patterns;
+        self
     }
 
     fn argv(&self, request: &Request<'_>, path: &Path, name: &str) -> Vec<String> {
@@ -70,9 +83,33 @@ impl CommandValidator {
             .collect()
     }
 
-    fn uses_path(&self) -> bool {
+    /// Whether the command names `{path}`; without it a document goes to stdin and a
+    /// directory input cannot be handed over at all.
+    pub fn uses_path(&self) -> bool {
         self.template.iter().any(|word| word.contains("{path}"))
     }
+}
+
+/// The crash patterns of a run: the built-in set unless `defaults` is false or the
+/// mapping turns it off, then the mapping's patterns, then `extra` (`--crash-pattern`).
+pub fn crash_patterns(
+    mapping: Option<&Mapping>,
+    defaults: bool,
+    extra: &[String],
+) -> Result<CrashPatterns, SetupError> {
+    let mapping_defaults = mapping.is_none_or(|mapping| mapping.crash.defaults);
+    let mut patterns = if defaults && mapping_defaults {
+        CrashPatterns::defaults()
+    } else {
+        CrashPatterns::none()
+    };
+    let from_mapping = mapping.map_or(&[][..], |mapping| &mapping.crash.patterns[..]);
+    for pattern in from_mapping.iter().chain(extra) {
+        patterns.add(pattern).map_err(|error| SetupError::Invalid {
+            message: format!("crash pattern {pattern:?}: {error}"),
+        })?;
+    }
+    Ok(patterns)
 }
 
 impl Validator for CommandValidator {
@@ -81,17 +118,23 @@ impl Validator for CommandValidator {
     }
 
     fn run(&self, request: &Request<'_>) -> Outcome {
+        self.answer(request).outcome
+    }
+
+    fn answer(&self, request: &Request<'_>) -> Answer {
         // Every case gets a fresh private directory: a validator that deletes or rewrites
         // its input harms only this copy.
         let scratch = match tempfile::tempdir() {
             Ok(scratch) => scratch,
-            Err(error) => return crashed(format!("cannot create a temporary directory: {error}")),
+            Err(error) => {
+                return crashed(format!("cannot create a temporary directory: {error}")).into()
+            }
         };
         let (path, name, stdin) = match request.input {
             Input::Document { file_name, bytes } => {
                 let path = scratch.path().join(file_name);
                 if let Err(error) = std::fs::write(&path, bytes) {
-                    return crashed(format!("cannot write the input copy: {error}"));
+                    return crashed(format!("cannot write the input copy: {error}")).into();
                 }
                 let stdin = (!self.uses_path()).then(|| bytes.clone());
                 (path, file_name.clone(), stdin)
@@ -100,7 +143,8 @@ impl Validator for CommandValidator {
                 if !self.uses_path() {
                     return Outcome::Skipped {
                         reason: "tree inputs need `{path}` in the validator command".to_owned(),
-                    };
+                    }
+                    .into();
                 }
                 // The runner materialised this tree for this request alone, with any
                 // decoys beside it, so it is handed over as it is.
@@ -115,29 +159,73 @@ impl Validator for CommandValidator {
         command.args(&argv[1..]).current_dir(scratch.path());
         let finished = match process::run(&mut command, stdin, self.limits) {
             Ok(finished) => finished,
-            Err(error) => return crashed(format!("cannot start {:?}: {error}", argv[0])),
+            Err(error) => return crashed(format!("cannot start {:?}: {error}", argv[0])).into(),
         };
-        let verdict = match finished.exit {
-            Exit::TimedOut => return Outcome::TimedOut,
-            Exit::Signal(signal) => {
-                return crashed(format!(
-                    "killed by signal {signal}{}",
-                    excerpt(&finished.stderr)
-                ))
-            }
+        let exit = match finished.exit {
+            Exit::TimedOut => "timed out".to_owned(),
+            Exit::Signal(signal) => format!("killed by signal {signal}"),
+            Exit::Code(code) => format!("exit code {code}"),
+        };
+        let mut evidence = Evidence::new(
+            exit,
+            Captured::keep(&finished.stdout, finished.stdout_truncated),
+            Captured::keep(&finished.stderr, finished.stderr_truncated),
+        );
+        let outcome = match finished.exit {
+            Exit::TimedOut => Outcome::TimedOut,
+            Exit::Signal(signal) => crashed(format!(
+                "killed by signal {signal}{}",
+                excerpt(&finished.stderr)
+            )),
             Exit::Code(code) => match self.verdict_of(code) {
-                Some(verdict) => verdict,
-                None => return crashed(format!("exit code {code}{}", excerpt(&finished.stderr))),
+                None => crashed(format!("exit code {code}{}", excerpt(&finished.stderr))),
+                Some(verdict) => {
+                    let stderr = String::from_utf8_lossy(&finished.stderr);
+                    match self.crash_patterns.find(&stderr) {
+                        // An uncaught error exits 1 in most runtimes: that is no rejection.
+                        Some(found) if verdict == Verdict::Reject => {
+                            let last = last_line(&stderr)
+                                .filter(|line| *line != found.line)
+                                .map(|line| format!(" ... {line}"))
+                                .unwrap_or_default();
+                            let message = format!(
+                                "exit code {code} with an uncaught error on stderr ({}, line {}): {}{last}",
+                                found.pattern, found.line_number, found.line
+                            );
+                            evidence.crash_match = Some(found);
+                            crashed(message)
+                        }
+                        _ => interpret(
+                            verdict,
+                            &finished.stdout,
+                            &finished.stderr,
+                            self.mapping.as_ref(),
+                            request,
+                        ),
+                    }
+                }
             },
         };
-        interpret(
-            verdict,
-            &finished.stdout,
-            &finished.stderr,
-            self.mapping.as_ref(),
-            request,
-        )
+        Answer {
+            outcome,
+            evidence: Some(evidence),
+        }
     }
+}
+
+/// The line that names the error (at most 200 characters): most runtimes print it last,
+/// below the stack, but a tool may add a line of its own after it, so the last line that
+/// looks like `SomeError: ...` wins over the last line.
+fn last_line(text: &str) -> Option<String> {
+    let error = |line: &&str| {
+        let name = line.trim().split(':').next().unwrap_or_default();
+        !name.contains(' ') && (name.ends_with("Error") || name.ends_with("Exception"))
+    };
+    let lines = || text.lines().rev().filter(|line| !line.trim().is_empty());
+    lines()
+        .find(error)
+        .or_else(|| lines().next())
+        .map(|line| line.trim().chars().take(200).collect())
 }
 
 impl CommandValidator {
@@ -229,6 +317,32 @@ pub(crate) fn parse_result(
 pub struct Mapping {
     exit: ExitCodes,
     patterns: Vec<Pattern>,
+    crash: CrashTable,
+}
+
+/// The `[crash]` table: patterns over stderr that turn a "reject" exit code into a crash.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CrashTable {
+    /// Whether the built-in patterns apply too.
+    #[serde(default = "yes")]
+    defaults: bool,
+    /// More patterns.
+    #[serde(default)]
+    patterns: Vec<String>,
+}
+
+impl Default for CrashTable {
+    fn default() -> CrashTable {
+        CrashTable {
+            defaults: true,
+            patterns: Vec::new(),
+        }
+    }
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[derive(Debug, Deserialize)]
@@ -263,6 +377,8 @@ struct MappingFile {
     exit: Option<ExitCodes>,
     #[serde(default, rename = "diagnostic")]
     diagnostics: Vec<PatternEntry>,
+    #[serde(default)]
+    crash: Option<CrashTable>,
 }
 
 #[derive(Deserialize)]
@@ -287,6 +403,13 @@ impl Mapping {
         let file: MappingFile =
             toml::from_str(&text).map_err(|error| LoadError::invalid(path, error.to_string()))?;
         let mut patterns = Vec::new();
+        if let Some(crash) = &file.crash {
+            for pattern in &crash.patterns {
+                Regex::new(pattern).map_err(|error| {
+                    LoadError::invalid(path, format!("crash pattern {pattern:?}: {error}"))
+                })?;
+            }
+        }
         for entry in file.diagnostics {
             let regex = Regex::new(&entry.pattern).map_err(|error| {
                 LoadError::invalid(path, format!("pattern {:?}: {error}", entry.pattern))
@@ -304,6 +427,7 @@ impl Mapping {
                 reject: reject_codes(),
             }),
             patterns,
+            crash: file.crash.unwrap_or_default(),
         })
     }
 

@@ -3,13 +3,16 @@
 //! It loads the corpus ([`corpus`]) and the rule catalogue ([`catalogue`]), checks that the
 //! corpus is well formed ([`selfcheck`]), runs cases against any [`Validator`] and judges
 //! the outcomes ([`runner`]), summarises results ([`report`]) and writes the corpus out as
-//! plain files for implementers who do not use this tool ([`export`]). Directory-tree
+//! plain files for implementers who do not use this tool ([`export`]). Validators behind a
+//! process boundary are set up by [`setup`] and their uncaught errors recognised by
+//! [`crash`]. Directory-tree
 //! inputs, including entries git cannot carry, are described and materialised by
 //! [`tree`]. The reference
 //! implementation is just one validator; this crate does not know it.
 
 pub mod catalogue;
 pub mod corpus;
+pub mod crash;
 pub mod expectations;
 pub mod export;
 pub mod external;
@@ -19,6 +22,7 @@ pub mod process;
 pub mod report;
 pub mod runner;
 pub mod selfcheck;
+pub mod setup;
 pub mod store;
 pub mod tree;
 pub mod validator;
@@ -29,11 +33,12 @@ use std::path::{Path, PathBuf};
 pub use catalogue::{Catalogue, Rule};
 pub use corpus::{Case, Corpus, Expectation, ExpectedDiagnostic, ExpectedVerdict, InputSource};
 pub use runner::{CaseResult, Judgement, PreparedInput, Strictness};
+pub use setup::SetupError;
 pub use soulcheck_vocabulary::wire::{Diagnostic, Implementation};
 pub use soulcheck_vocabulary::{
     Basis, Context, Format, Level, Location, Profile, Severity, Verdict,
 };
-pub use validator::{Input, Observation, Outcome, Request, Validator};
+pub use validator::{Answer, Evidence, Input, Observation, Outcome, Request, Validator};
 
 /// Failure to load or materialise part of the corpus.
 #[derive(Debug)]

@@ -157,6 +157,8 @@ fn trials(
                     judgement: run.judgement,
                     duration: run.duration,
                     actual: run.actual,
+                    diagnostics: run.diagnostics,
+                    evidence: run.evidence,
                 };
                 if let Some(expectations) = &expectations {
                     expectations.apply(std::slice::from_mut(&mut result));

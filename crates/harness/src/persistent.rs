@@ -15,7 +15,10 @@ use soulcheck_vocabulary::wire::{self, Command as Message, Hello, InputMessage, 
 
 use crate::external::{excerpt, parse_result};
 use crate::process::{self, kill_group, Limits};
-use crate::validator::{Implementation, Input, Outcome, Request, Validator};
+use crate::setup::{command_words, SetupError};
+use crate::validator::{
+    Answer, Captured, Evidence, Implementation, Input, Outcome, Request, Validator,
+};
 
 /// The protocol version this harness speaks.
 pub const PROTOCOL_VERSION: u64 = wire::PROTOCOL_VERSION;
@@ -45,13 +48,11 @@ enum Failure {
 
 impl PersistentValidator {
     /// Starts one process to learn who the validator is; more start on demand.
-    pub fn start(command: &str, limits: Limits) -> Result<PersistentValidator, String> {
-        let argv =
-            shlex::split(command).ok_or_else(|| format!("cannot split the command {command:?}"))?;
-        if argv.is_empty() {
-            return Err("the validator command is empty".to_owned());
-        }
-        let (session, implementation) = spawn(&argv, limits)?;
+    /// The program is resolved as in per-case mode ([`command_words`]).
+    pub fn start(command: &str, limits: Limits) -> Result<PersistentValidator, SetupError> {
+        let argv = command_words(command)?;
+        let (session, implementation) =
+            spawn(&argv, limits).map_err(|message| SetupError::DidNotStart { message })?;
         Ok(PersistentValidator {
             argv,
             limits,
@@ -99,8 +100,12 @@ impl Validator for PersistentValidator {
     }
 
     fn run(&self, request: &Request<'_>) -> Outcome {
+        self.answer(request).outcome
+    }
+
+    fn answer(&self, request: &Request<'_>) -> Answer {
         if let Some(reason) = self.supports(request) {
-            return Outcome::Skipped { reason };
+            return Outcome::Skipped { reason }.into();
         }
         // Trees go over as the path of the runner's fresh private copy, documents inline as
         // base64, so the validator never sees the corpus itself.
@@ -125,26 +130,44 @@ impl Validator for PersistentValidator {
         });
         let mut session = match self.checkout() {
             Ok(session) => session,
-            Err(message) => return Outcome::Crashed { message },
+            Err(message) => return Outcome::Crashed { message }.into(),
         };
-        match exchange(&mut session, &message, self.limits.timeout)
-            .and_then(|reply| read_reply(&reply, seq))
-        {
+        let mut reply_line = String::new();
+        let exchanged = exchange(&mut session, &message, self.limits.timeout).and_then(|reply| {
+            reply_line = reply.to_string();
+            read_reply(&reply, seq)
+        });
+        // The process's stderr is one stream for all its cases, read only when it ends; the
+        // evidence of a case is its reply line, plus stderr when the process died on it.
+        let reply = Captured::keep(reply_line.as_bytes(), false);
+        match exchanged {
             Ok(outcome) => {
                 self.idle
                     .lock()
                     .unwrap_or_else(|poisoned| poisoned.into_inner())
                     .push(session);
-                outcome
+                Answer {
+                    outcome,
+                    evidence: Some(Evidence::new("answered", reply, Captured::default())),
+                }
             }
             Err(failure) => {
-                let stderr = finish(session, Duration::ZERO);
-                match failure {
-                    Failure::TimedOut => Outcome::TimedOut,
-                    Failure::Died(message) => Outcome::Crashed {
-                        message: format!("{message}{}", excerpt(&stderr)),
-                    },
-                    Failure::Protocol(message) => Outcome::ProtocolError { message },
+                let (stderr, cut) = finish(session, Duration::ZERO);
+                let (exit, outcome) = match failure {
+                    Failure::TimedOut => ("timed out", Outcome::TimedOut),
+                    Failure::Died(message) => (
+                        "died",
+                        Outcome::Crashed {
+                            message: format!("{message}{}", excerpt(&stderr)),
+                        },
+                    ),
+                    Failure::Protocol(message) => {
+                        ("broke the protocol", Outcome::ProtocolError { message })
+                    }
+                };
+                Answer {
+                    outcome,
+                    evidence: Some(Evidence::new(exit, reply, Captured::keep(&stderr, cut))),
                 }
             }
         }
@@ -195,7 +218,7 @@ fn spawn(argv: &[String], limits: Limits) -> Result<(Session, Implementation), S
     let reply = match exchange(&mut session, &hello, limits.startup.max(limits.timeout)) {
         Ok(reply) => reply,
         Err(failure) => {
-            let stderr = finish(session, Duration::ZERO);
+            let (stderr, _) = finish(session, Duration::ZERO);
             let why = match failure {
                 Failure::TimedOut => "no hello before the timeout".to_owned(),
                 Failure::Died(message) | Failure::Protocol(message) => message,
@@ -286,8 +309,8 @@ fn read_reply(reply: &serde_json::Value, seq: u64) -> Result<Outcome, Failure> {
 }
 
 /// Ends a session: waits up to `grace` for it to exit, kills its process group, and
-/// returns what it wrote to stderr.
-fn finish(mut session: Session, grace: Duration) -> Vec<u8> {
+/// returns what it wrote to stderr and whether that was cut at the cap.
+fn finish(mut session: Session, grace: Duration) -> (Vec<u8>, bool) {
     drop(session.stdin);
     if !grace.is_zero() {
         use wait_timeout::ChildExt;
@@ -298,7 +321,6 @@ fn finish(mut session: Session, grace: Duration) -> Vec<u8> {
     session
         .stderr
         .recv_timeout(Duration::from_millis(500))
-        .map(|(bytes, _)| bytes)
         .unwrap_or_default()
 }
 

@@ -57,6 +57,10 @@ pub struct Finished {
     pub stderr: Vec<u8>,
     /// Whether either stream was cut at the cap.
     pub truncated: bool,
+    /// Whether stdout was cut at the cap.
+    pub stdout_truncated: bool,
+    /// Whether stderr was cut at the cap.
+    pub stderr_truncated: bool,
     /// Wall time.
     pub duration: Duration,
 }
@@ -157,6 +161,8 @@ pub fn run(
         stdout,
         stderr,
         truncated: stdout_cut || stderr_cut,
+        stdout_truncated: stdout_cut,
+        stderr_truncated: stderr_cut,
         duration,
     })
 }

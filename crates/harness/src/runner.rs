@@ -1,4 +1,10 @@
 //! Runs cases against a validator and judges each outcome against the case's expectation.
+//!
+//! Two things are judged apart. The *verdict* decides whether a case passes: a silent
+//! validator and one that stops at the first error can conform exactly as well as one
+//! that reports everything. The *diagnostics* get a [`Grade`] of their own (exact,
+//! partial, wrong or none), reported beside the verdict; only the reference itself
+//! (`Strictness::Reference`) fails a case on its diagnostics.
 
 use soulcheck_vocabulary::{Context, Profile, Severity, Verdict};
 use std::collections::{BTreeMap, BTreeSet};
@@ -7,13 +13,13 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::catalogue::Catalogue;
 use crate::corpus::{Case, Expectation, ExpectedDiagnostic};
 use crate::expectations::Expectations;
 use crate::tree::{materialise_temp, Materialised};
-use crate::validator::{Input, Observation, Outcome, Request, Validator};
+use crate::validator::{Answer, Evidence, Input, Observation, Outcome, Request, Validator};
 
 /// How strictly outcomes are judged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -23,8 +29,8 @@ pub enum Strictness {
     /// For the reference implementation: implementation-defined cases must match the
     /// recorded reference choice, and diagnostics must match exactly.
     Reference,
-    /// For any other validator: any allowed verdict conforms; reported diagnostics must
-    /// contain every expected one and no other diagnostic of a catalogued rule.
+    /// For any other validator: any allowed verdict conforms, and the diagnostics are
+    /// graded beside the verdict without deciding the case.
     Conformance,
 }
 
@@ -42,7 +48,7 @@ pub enum Judgement {
         /// What the validator said.
         actual: Verdict,
     },
-    /// The verdict is right but the diagnostics differ.
+    /// The verdict is right but the diagnostics differ (reference strictness only).
     WrongDiagnostics {
         /// Expected diagnostics the validator did not report.
         missing: Vec<ExpectedDiagnostic>,
@@ -186,6 +192,80 @@ pub struct CaseResult {
     /// What the validator said, when it said anything judgeable.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub actual: Option<Observation>,
+    /// How its diagnostics compare with the expected ones.
+    pub diagnostics: Grading,
+    /// What the validator printed, kept for cases that did not pass (or whose
+    /// diagnostics were wrong), so the failure can be understood without a rerun.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Evidence>,
+}
+
+impl CaseResult {
+    /// A result with no observation, grade or evidence (for reports built by hand).
+    pub fn new(name: String, index: usize, judgement: Judgement) -> CaseResult {
+        CaseResult {
+            name,
+            index,
+            judgement,
+            duration: Duration::ZERO,
+            actual: None,
+            diagnostics: Grading::default(),
+            evidence: None,
+        }
+    }
+}
+
+/// How a validator's diagnostics compare with a case's expected ones.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Grade {
+    /// Exactly the expected multiset (optional diagnostics aside).
+    Exact,
+    /// At least one expected diagnostic at its location and no diagnostic of a catalogued
+    /// rule the case does not expect: what a validator that stops at the first error earns.
+    Partial,
+    /// A diagnostic of a catalogued rule the case does not expect, or none of the expected
+    /// ones.
+    Wrong,
+    /// Nothing to grade: the validator reported no diagnostics (no `diagnostics`, an empty
+    /// list, or only rules the catalogue does not know), or the case expects none, or its
+    /// diagnostics are not compared (implementation-defined or verdict-only cases).
+    #[default]
+    None,
+}
+
+impl Grade {
+    /// The grade's name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Grade::Exact => "exact",
+            Grade::Partial => "partial",
+            Grade::Wrong => "wrong",
+            Grade::None => "none",
+        }
+    }
+}
+
+impl std::fmt::Display for Grade {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The diagnostics grade of one case, with what made it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Grading {
+    /// The grade.
+    pub grade: Grade,
+    /// Expected diagnostics the validator did not report.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<ExpectedDiagnostic>,
+    /// Reported diagnostics of catalogued rules the case does not expect.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unexpected: Vec<ExpectedDiagnostic>,
 }
 
 /// A case's input, ready for a validator, together with what must outlive the
@@ -254,6 +334,8 @@ pub fn run_case(
                 judgement: Judgement::InputError { message },
                 duration: Duration::ZERO,
                 actual: None,
+                diagnostics: Grading::default(),
+                evidence: None,
             }
         }
     };
@@ -267,8 +349,8 @@ pub fn run_case(
         profile,
     };
     let started = Instant::now();
-    let outcome =
-        catch_unwind(AssertUnwindSafe(|| validator.run(&request))).unwrap_or_else(|panic| {
+    let Answer { outcome, evidence } =
+        catch_unwind(AssertUnwindSafe(|| validator.answer(&request))).unwrap_or_else(|panic| {
             let message = panic
                 .downcast_ref::<&str>()
                 .map(|text| (*text).to_owned())
@@ -277,9 +359,15 @@ pub fn run_case(
             Outcome::Crashed {
                 message: format!("panicked: {message}"),
             }
+            .into()
         });
     let duration = started.elapsed();
-    let judgement = judge(case, &outcome, catalogue, strictness, profile);
+    let Assessment {
+        judgement,
+        diagnostics,
+    } = assess(case, &outcome, catalogue, strictness, profile);
+    // Evidence of a passing case with acceptable diagnostics would only cost memory.
+    let evidence = evidence.filter(|_| !judgement.is_pass() || diagnostics.grade == Grade::Wrong);
     let actual = match outcome {
         Outcome::Observed(observation) => Some(observation),
         _ => None,
@@ -288,6 +376,8 @@ pub fn run_case(
         judgement,
         duration,
         actual,
+        diagnostics,
+        evidence,
     }
 }
 
@@ -310,6 +400,19 @@ pub struct CaseRun {
     pub duration: Duration,
     /// The validator's answer, when it gave one.
     pub actual: Option<Observation>,
+    /// The diagnostics grade.
+    pub diagnostics: Grading,
+    /// What the validator printed, for a case that did not pass.
+    pub evidence: Option<Evidence>,
+}
+
+/// The judgement of an outcome and the grade of its diagnostics.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Assessment {
+    /// Whether the case passed, and if not, why.
+    pub judgement: Judgement,
+    /// The diagnostics grade (`none` when the validator did not answer).
+    pub diagnostics: Grading,
 }
 
 /// Judges an outcome against a case's expectation in `profile`.
@@ -320,25 +423,56 @@ pub fn judge(
     strictness: Strictness,
     profile: Profile,
 ) -> Judgement {
-    let observation = match outcome {
-        Outcome::Observed(observation) => observation,
-        Outcome::Skipped { reason } => {
-            return Judgement::Skipped {
-                reason: reason.clone(),
-            }
-        }
-        Outcome::Crashed { message } => {
-            return Judgement::Crashed {
-                message: message.clone(),
-            }
-        }
-        Outcome::TimedOut => return Judgement::TimedOut,
-        Outcome::ProtocolError { message } => {
-            return Judgement::ProtocolError {
-                message: message.clone(),
-            }
-        }
+    assess(case, outcome, catalogue, strictness, profile).judgement
+}
+
+/// Judges an outcome and grades its diagnostics.
+pub fn assess(
+    case: &Case,
+    outcome: &Outcome,
+    catalogue: &Catalogue,
+    strictness: Strictness,
+    profile: Profile,
+) -> Assessment {
+    let Outcome::Observed(observation) = outcome else {
+        return Assessment {
+            judgement: judge_unobserved(outcome),
+            diagnostics: Grading::default(),
+        };
     };
+    let expectation = case.expectation(profile);
+    let diagnostics = grade(case, &expectation, observation, catalogue, strictness);
+    let judgement = judge_observed(case, &expectation, observation, &diagnostics, strictness);
+    Assessment {
+        judgement,
+        diagnostics,
+    }
+}
+
+fn judge_unobserved(outcome: &Outcome) -> Judgement {
+    match outcome {
+        Outcome::Skipped { reason } => Judgement::Skipped {
+            reason: reason.clone(),
+        },
+        Outcome::Crashed { message } => Judgement::Crashed {
+            message: message.clone(),
+        },
+        Outcome::TimedOut => Judgement::TimedOut,
+        Outcome::ProtocolError { message } => Judgement::ProtocolError {
+            message: message.clone(),
+        },
+        // Only the unobserved outcomes come here.
+        Outcome::Observed(_) => Judgement::Pass,
+    }
+}
+
+fn judge_observed(
+    case: &Case,
+    expectation: &Expectation,
+    observation: &Observation,
+    diagnostics: &Grading,
+    strictness: Strictness,
+) -> Judgement {
     if let Some(expected) = &case.value {
         if observation.value.as_ref() != Some(expected) {
             return Judgement::WrongValue {
@@ -347,7 +481,6 @@ pub fn judge(
             };
         }
     }
-    let expectation = case.expectation(profile);
     let verdict_ok = match strictness {
         Strictness::Reference => observation.verdict == expectation.verdict.reference_verdict(),
         Strictness::Conformance => expectation.verdict.allows(observation.verdict),
@@ -358,33 +491,42 @@ pub fn judge(
             actual: observation.verdict,
         };
     }
-    compare_diagnostics(case, &expectation, observation, catalogue, strictness)
+    match strictness {
+        // Another validator is judged on its verdict; its diagnostics are graded beside it.
+        Strictness::Conformance => Judgement::Pass,
+        Strictness::Reference if observation.diagnostics.is_none() => Judgement::Crashed {
+            message: "the reference must report diagnostics".to_owned(),
+        },
+        Strictness::Reference
+            if diagnostics.missing.is_empty() && diagnostics.unexpected.is_empty() =>
+        {
+            Judgement::Pass
+        }
+        Strictness::Reference => Judgement::WrongDiagnostics {
+            missing: diagnostics.missing.clone(),
+            unexpected: diagnostics.unexpected.clone(),
+        },
+    }
 }
 
-fn compare_diagnostics(
+/// Grades the diagnostics of an observation. The reference must report its optional
+/// diagnostics too; another validator may report each of them or not.
+fn grade(
     case: &Case,
     expectation: &Expectation,
     observation: &Observation,
     catalogue: &Catalogue,
     strictness: Strictness,
-) -> Judgement {
-    let reported = match (&observation.diagnostics, strictness) {
-        (Some(reported), _) => reported,
-        (None, Strictness::Reference) => {
-            return Judgement::Crashed {
-                message: "the reference must report diagnostics".to_owned(),
-            }
-        }
-        (None, Strictness::Conformance) => return Judgement::Pass,
-    };
+) -> Grading {
     // Another validator's diagnostics are compared only where the verdict is definite:
     // an implementation-defined verdict rests on a decision of this suite, and so do the
     // diagnostics that come with it.
     if strictness == Strictness::Conformance
         && (case.verdict_only || !expectation.verdict.is_definite())
     {
-        return Judgement::Pass;
+        return Grading::default();
     }
+    let reported = observation.diagnostics.as_deref().unwrap_or_default();
     let mut expected: BTreeMap<ExpectedDiagnostic, usize> = BTreeMap::new();
     for diagnostic in &expectation.diagnostics {
         *expected.entry(diagnostic.clone()).or_default() += 1;
@@ -406,6 +548,8 @@ fn compare_diagnostics(
         .map(|diagnostic| (diagnostic.rule.as_str(), diagnostic.severity))
         .collect();
     let mut unexpected = Vec::new();
+    // Expected (not optional) diagnostics the validator did report.
+    let mut matched = 0usize;
     // Located diagnostics first, so a location-less one only takes what they leave.
     let (located, unlocated): (Vec<_>, Vec<_>) =
         reported.iter().partition(|d| d.location.is_some());
@@ -420,7 +564,10 @@ fn compare_diagnostics(
             continue;
         }
         match expected.get_mut(&key) {
-            Some(count) if *count > 0 => *count -= 1,
+            Some(count) if *count > 0 => {
+                *count -= 1;
+                matched += 1;
+            }
             _ => {
                 // Conformance mode ignores diagnostics of rules the catalogue does not
                 // know: an implementation may have checks of its own.
@@ -437,7 +584,10 @@ fn compare_diagnostics(
             **count > 0 && key.rule == diagnostic.rule && key.severity == diagnostic.severity
         });
         match slot {
-            Some((_, count)) => *count -= 1,
+            Some((_, count)) => {
+                *count -= 1;
+                matched += 1;
+            }
             None if expected_rules.contains(&(diagnostic.rule.as_str(), diagnostic.severity)) => {}
             None => {
                 if strictness == Strictness::Reference || catalogue.get(&diagnostic.rule).is_some()
@@ -455,13 +605,25 @@ fn compare_diagnostics(
         .into_iter()
         .flat_map(|(diagnostic, count)| std::iter::repeat_n(diagnostic, count))
         .collect();
-    if missing.is_empty() && unexpected.is_empty() {
-        Judgement::Pass
+    let reported_any = reported.iter().any(|diagnostic| {
+        strictness == Strictness::Reference || catalogue.get(&diagnostic.rule).is_some()
+    });
+    let grade = if !reported_any {
+        // Nothing reported (or only rules of the validator's own) cannot be wrong.
+        Grade::None
+    } else if !unexpected.is_empty() {
+        Grade::Wrong
+    } else if missing.is_empty() {
+        Grade::Exact
+    } else if matched > 0 {
+        Grade::Partial
     } else {
-        Judgement::WrongDiagnostics {
-            missing,
-            unexpected,
-        }
+        Grade::Wrong
+    };
+    Grading {
+        grade,
+        missing,
+        unexpected,
     }
 }
 
@@ -508,6 +670,8 @@ pub fn run_all(
                     judgement: run.judgement,
                     duration: run.duration,
                     actual: run.actual,
+                    diagnostics: run.diagnostics,
+                    evidence: run.evidence,
                 };
                 if let Some(expectations) = options.expectations {
                     expectations.apply(std::slice::from_mut(&mut result));

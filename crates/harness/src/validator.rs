@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+use crate::crash::CrashMatch;
 pub use soulcheck_vocabulary::wire::{Diagnostic, Implementation};
 use soulcheck_vocabulary::{Format, Profile, Verdict};
 
@@ -85,6 +87,91 @@ pub enum Outcome {
     },
 }
 
+/// Bytes of each output stream a report keeps as evidence of a case that did not pass.
+pub const EVIDENCE_CAP: usize = 8 * 1024;
+
+/// What a validator process printed for one case, kept so a failure can be understood
+/// without running it again. Each stream is cut at [`EVIDENCE_CAP`] bytes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// How the process ended (`exit code 1`, `killed by signal 11`, `timed out`, ...).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub exit: String,
+    /// Its standard output (in persistent mode: the reply line).
+    pub stdout: Captured,
+    /// Its standard error (in persistent mode: only when the process died).
+    pub stderr: Captured,
+    /// The bytes kept of each stream.
+    pub cap_bytes: usize,
+    /// The crash pattern that turned a "reject" exit code into a crash, if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crash_match: Option<CrashMatch>,
+}
+
+/// One output stream as kept.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Captured {
+    /// The text (invalid UTF-8 replaced), at most [`EVIDENCE_CAP`] bytes of the stream.
+    pub text: String,
+    /// Whether the stream went on past what is kept.
+    pub truncated: bool,
+}
+
+impl Captured {
+    /// Keeps the first [`EVIDENCE_CAP`] bytes of `bytes`; `cut` says the stream was already
+    /// cut before it reached here.
+    pub fn keep(bytes: &[u8], cut: bool) -> Captured {
+        let kept = &bytes[..bytes.len().min(EVIDENCE_CAP)];
+        let mut text = String::from_utf8_lossy(kept).into_owned();
+        if kept.len() < bytes.len() {
+            // A multi-byte character cut in half would end in a replacement character.
+            while text.ends_with('\u{fffd}') {
+                text.pop();
+            }
+        }
+        Captured {
+            text,
+            truncated: cut || kept.len() < bytes.len(),
+        }
+    }
+
+    /// Whether nothing was printed.
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+}
+
+impl Evidence {
+    /// Evidence from a process's streams.
+    pub fn new(exit: impl Into<String>, stdout: Captured, stderr: Captured) -> Evidence {
+        Evidence {
+            exit: exit.into(),
+            stdout,
+            stderr,
+            cap_bytes: EVIDENCE_CAP,
+            crash_match: None,
+        }
+    }
+}
+
+/// An outcome and, for a validator behind a process boundary, what it printed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// The outcome.
+    pub outcome: Outcome,
+    /// What the process printed, when there was a process.
+    pub evidence: Option<Evidence>,
+}
+
+impl From<Outcome> for Answer {
+    fn from(outcome: Outcome) -> Answer {
+        Answer {
+            outcome,
+            evidence: None,
+        }
+    }
+}
+
 /// A validator under test.
 pub trait Validator: Send + Sync {
     /// Who the validator is.
@@ -92,4 +179,10 @@ pub trait Validator: Send + Sync {
 
     /// Handles one request.
     fn run(&self, request: &Request<'_>) -> Outcome;
+
+    /// Handles one request and keeps what the validator printed. An in-process validator
+    /// prints nothing of its own, so the default is [`Validator::run`] without evidence.
+    fn answer(&self, request: &Request<'_>) -> Answer {
+        self.run(request).into()
+    }
 }

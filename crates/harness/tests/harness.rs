@@ -8,7 +8,7 @@ use std::path::Path;
 
 use common::{good_corpus, write};
 
-use soulcheck_harness::runner::judge;
+use soulcheck_harness::runner::{assess, judge, Grade};
 use soulcheck_harness::{
     selfcheck, Catalogue, Corpus, Diagnostic, Implementation, Location, Observation, Outcome,
     Profile, Request, Severity, Strictness, Validator, Verdict,
@@ -203,18 +203,29 @@ fn judging_reference_and_conformance() {
     )
     .is_pass());
 
+    // Diagnostics in the wrong place fail the reference; another validator is judged on
+    // its verdict and its diagnostics are graded wrong beside it.
     let wrong_place = observed(Verdict::Reject, vec![("soul-kit.name.length", bom.clone())]);
     assert_eq!(
         judge(
             case("name-long"),
             &wrong_place,
             &catalogue,
-            Strictness::Conformance,
+            Strictness::Reference,
             Profile::Spec
         )
         .name(),
         "wrong-diagnostics"
     );
+    let assessed = assess(
+        case("name-long"),
+        &wrong_place,
+        &catalogue,
+        Strictness::Conformance,
+        Profile::Spec,
+    );
+    assert!(assessed.judgement.is_pass());
+    assert_eq!(assessed.diagnostics.grade, Grade::Wrong);
 
     // An implementation's own extra rule is ignored in conformance mode only.
     let extra = observed(

@@ -190,5 +190,5 @@ fn a_validator_that_never_greets_does_not_start() {
     };
     let error =
         PersistentValidator::start(&fixture("hang.sh").display().to_string(), quick_start).err();
-    assert!(error.is_some_and(|message| message.contains("did not start")));
+    assert!(error.is_some_and(|error| error.to_string().contains("did not start")));
 }

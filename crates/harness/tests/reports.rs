@@ -9,7 +9,7 @@ use std::path::Path;
 use soulcheck_harness::expectations::Expectations;
 use soulcheck_harness::report::{badge, certificate, diff, jsonl, junit, markdown, Summary};
 use soulcheck_harness::runner::{CaseResult, Judgement};
-use soulcheck_harness::{Catalogue, Corpus, Implementation, Verdict};
+use soulcheck_harness::{Catalogue, Corpus, Implementation, Profile, Verdict};
 
 fn load(root: &Path) -> (Corpus, Catalogue) {
     common::good_corpus(root);
@@ -25,13 +25,9 @@ fn result(corpus: &Corpus, id: &str, judgement: Judgement) -> CaseResult {
         .iter()
         .position(|case| case.id == id)
         .expect("case");
-    CaseResult {
-        name: corpus.cases[index].name(),
-        index,
-        judgement,
-        duration: std::time::Duration::from_millis(3),
-        actual: None,
-    }
+    let mut result = CaseResult::new(corpus.cases[index].name(), index, judgement);
+    result.duration = std::time::Duration::from_millis(3);
+    result
 }
 
 fn header(corpus: &Corpus) -> jsonl::Header {
@@ -65,6 +61,7 @@ fn jsonl_round_trip_and_interrupted_runs() {
     writer.record(jsonl::Record::new(
         &corpus.cases[results[0].index],
         &results[0],
+        Profile::Spec,
     ));
     drop(writer);
     let log = jsonl::Log::read(&interrupted).expect("read");
@@ -77,7 +74,11 @@ fn jsonl_round_trip_and_interrupted_runs() {
     let complete = dir.path().join("complete.jsonl");
     let writer = jsonl::Writer::create(&complete, &header(&corpus)).expect("writer");
     for result in &results {
-        writer.record(jsonl::Record::new(&corpus.cases[result.index], result));
+        writer.record(jsonl::Record::new(
+            &corpus.cases[result.index],
+            result,
+            Profile::Spec,
+        ));
     }
     let cases: Vec<_> = corpus.cases.iter().collect();
     writer.finish(jsonl::Footer {
@@ -139,7 +140,8 @@ fn expectations_rejudge_and_reject_unknown_cases() {
 
     // Bootstrapping lists the timed-out case and reloads cleanly.
     let written = dir.path().join("written.toml");
-    std::fs::write(&written, Expectations::render_from(&results)).expect("write");
+    let cases: Vec<_> = corpus.cases.iter().collect();
+    std::fs::write(&written, Expectations::render_from(&cases, &results)).expect("write");
     let text = std::fs::read_to_string(&written).expect("read");
     assert!(
         text.contains("soul-kit/name-long") && !text.contains("soul-kit/name-ok"),
@@ -179,6 +181,8 @@ fn junit_markdown_badges_and_certificates() {
     let badge = badge::render(
         soulcheck_harness::Format::SoulKit,
         &summary.formats[&soulcheck_harness::Format::SoulKit],
+        None,
+        "",
     );
     assert_eq!(badge["message"], "66% passing");
 
@@ -188,6 +192,7 @@ fn junit_markdown_badges_and_certificates() {
         &catalogue,
         &Implementation::default(),
         "sha256:x",
+        Profile::Spec,
     );
     assert_eq!(certificates.len(), 1);
     assert!(!certificates[0].certified);
@@ -207,6 +212,7 @@ fn junit_markdown_badges_and_certificates() {
         &catalogue,
         &Implementation::default(),
         "sha256:x",
+        Profile::Spec,
     );
     assert!(certificates[0].certified, "{:?}", certificates[0].reasons);
 
@@ -216,10 +222,18 @@ fn junit_markdown_badges_and_certificates() {
         &[],
         &cases,
         &results,
+        &Default::default(),
     );
     assert!(
         text.contains("| soul-kit | 2 | 1 | 0 | 0 | 66% |"),
         "{text}"
     );
-    assert!(text.contains("`soul-kit/name-long` **crash**"), "{text}");
+    assert!(
+        text.contains("crash in soul-kit.name.length (1 case)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("soul-kit/name-long: crashed: killed by signal 11"),
+        "{text}"
+    );
 }

@@ -1,24 +1,50 @@
 //! Badge endpoints: one JSON document per format in the shape shields.io's endpoint badge
-//! reads (`{"schemaVersion": 1, "label", "message", "color"}`), e.g. "soul-kit: 97% passing".
+//! reads (`{"schemaVersion": 1, "label", "message", "color"}`), e.g. "acme-soul soul-kit:
+//! certified, diagnostics exact" or "soul-kit: 97% passing".
 
 use serde_json::json;
 
+use crate::report::certificate::Certificate;
 use crate::report::Tally;
+use crate::runner::Grade;
 use soulcheck_vocabulary::Format;
 
-/// The badge of one format's tally.
-pub fn render(format: Format, tally: &Tally) -> serde_json::Value {
+/// The badge of one format: its validation certificate when there is one, else its
+/// tally; labelled with the implementation's name when it has one.
+pub fn render(
+    format: Format,
+    tally: &Tally,
+    certificate: Option<&Certificate>,
+    implementation: &str,
+) -> serde_json::Value {
     let percent = tally.percent_passing();
-    let color = match percent {
-        100 => "brightgreen",
-        90..=99 => "green",
-        70..=89 => "yellow",
-        _ => "red",
+    let (message, color) = match certificate {
+        Some(certificate) if certificate.certified => {
+            let message = match certificate.diagnostics_grade {
+                Grade::None => "certified".to_owned(),
+                grade => format!("certified, diagnostics {grade}"),
+            };
+            (message, "brightgreen")
+        }
+        _ => {
+            let color = match percent {
+                100 => "green",
+                90..=99 => "yellowgreen",
+                70..=89 => "yellow",
+                _ => "red",
+            };
+            (format!("{percent}% passing"), color)
+        }
+    };
+    let label = if implementation.is_empty() {
+        format.name().to_owned()
+    } else {
+        format!("{implementation} {format}")
     };
     json!({
         "schemaVersion": 1,
-        "label": format.name(),
-        "message": format!("{percent}% passing"),
+        "label": label,
+        "message": message,
         "color": color,
     })
 }

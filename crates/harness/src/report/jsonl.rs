@@ -1,6 +1,9 @@
 //! The JSON Lines record of a run: a header (who ran what against which corpus, with which
 //! settings, when), one record per case as it finishes, and a footer written only when
-//! the run completes, so an interrupted run never looks complete.
+//! the run completes, so an interrupted run never looks complete. A case record carries
+//! both grades (the verdict's `result` and the `diagnostics` grade), what the validator
+//! printed when the case did not pass (`evidence`, each stream capped and marked
+//! truncated), and the case's notes on known deviations of public implementations.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -11,10 +14,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::corpus::{Case, ExpectedDiagnostic, ExpectedVerdict};
 use crate::report::Tally;
-use crate::runner::CaseResult;
-use crate::validator::{Implementation, Observation};
+use crate::runner::{CaseResult, Grading};
+use crate::validator::{Evidence, Implementation, Observation};
 use crate::LoadError;
-use soulcheck_vocabulary::Format;
+use soulcheck_vocabulary::{Format, Profile};
 
 /// First line: the run's identity.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -47,11 +50,14 @@ pub struct Record {
     pub id: String,
     /// Format.
     pub format: Format,
+    /// Operation (`validate`, `fingerprint`, ...).
+    #[serde(default)]
+    pub operation: String,
     /// Rules the case exercises.
     pub rules: Vec<String>,
-    /// Expected verdict, e.g. `reject` or `implementation-defined`.
+    /// Expected verdict in the run's profile, e.g. `reject` or `implementation-defined`.
     pub expected_verdict: String,
-    /// Expected diagnostics.
+    /// Expected diagnostics in the run's profile.
     pub expected_diagnostics: Vec<ExpectedDiagnostic>,
     /// What the validator said, when it said anything judgeable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -62,6 +68,16 @@ pub struct Record {
     /// excerpt, ...); empty for a pass.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub explanation: String,
+    /// The diagnostics grade (`exact`, `partial`, `wrong`, `none`), with the expected
+    /// diagnostics missing and the unexpected ones reported.
+    #[serde(default)]
+    pub diagnostics: Grading,
+    /// What the validator printed, for a case that did not pass.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Evidence>,
+    /// The case's notes on known deviations of public implementations.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deviations: Vec<String>,
     /// Milliseconds spent in the validator.
     pub duration_ms: u64,
 }
@@ -86,22 +102,27 @@ enum Line {
 }
 
 impl Record {
-    /// The record of one finished case.
-    pub fn new(case: &Case, result: &CaseResult) -> Record {
-        let verdict = match &case.verdict {
-            ExpectedVerdict::ImplementationDefined { .. } => case.verdict.to_string(),
+    /// The record of one finished case, judged in `profile`.
+    pub fn new(case: &Case, result: &CaseResult, profile: Profile) -> Record {
+        let expectation = case.expectation(profile);
+        let verdict = match &expectation.verdict {
+            ExpectedVerdict::ImplementationDefined { .. } => expectation.verdict.to_string(),
             other => other.name().to_owned(),
         };
         Record {
             name: result.name.clone(),
             id: case.id.clone(),
             format: case.format,
+            operation: case.operation.clone(),
             rules: case.rules.clone(),
             expected_verdict: verdict,
-            expected_diagnostics: case.diagnostics.clone(),
+            expected_diagnostics: expectation.diagnostics,
             actual: result.actual.as_ref().map(observation_json),
             result: result.judgement.name().to_owned(),
             explanation: result.judgement.explain(),
+            diagnostics: result.diagnostics.clone(),
+            evidence: result.evidence.clone(),
+            deviations: case.deviations.clone(),
             duration_ms: result.duration.as_millis() as u64,
         }
     }

@@ -1,5 +1,7 @@
 //! JUnit XML, one test case per corpus case grouped in one suite per format, for CI
-//! systems that display test results.
+//! systems that display test results. A failure is a failure of the verdict; the
+//! diagnostics grade is a property of each test case, and what the validator printed
+//! is its `system-out` and `system-err`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -59,34 +61,73 @@ pub fn render(cases: &[&Case], results: &[CaseResult]) -> String {
                 result.duration.as_secs_f64()
             );
             let message = escape(result.judgement.name()).into_owned();
-            let body = escape(format!(
+            let body = escape(strip_controls(&format!(
                 "{}\n{}",
                 case.description,
                 result.judgement.explain()
-            ))
+            )))
             .into_owned();
+            xml.push_str(">\n");
+            let _ = writeln!(
+                xml,
+                "      <properties><property name=\"diagnostics\" value=\"{}\"/></properties>",
+                result.diagnostics.grade
+            );
             match &result.judgement {
-                Judgement::Pass => xml.push_str("/>\n"),
+                Judgement::Pass => {}
                 Judgement::Skipped { reason } => {
                     let _ = writeln!(
                         xml,
-                        ">\n      <skipped message=\"{}\"/>\n    </testcase>",
+                        "      <skipped message=\"{}\"/>",
                         escape(reason.as_str())
                     );
                 }
                 Judgement::ExpectedFailure { .. } => {
-                    let _ = writeln!(xml, ">\n      <skipped message=\"expected failure\">{body}</skipped>\n    </testcase>");
-                }
-                _ => {
                     let _ = writeln!(
                         xml,
-                        ">\n      <failure message=\"{message}\">{body}</failure>\n    </testcase>"
+                        "      <skipped message=\"expected failure\">{body}</skipped>"
                     );
                 }
+                _ => {
+                    let _ = writeln!(xml, "      <failure message=\"{message}\">{body}</failure>");
+                }
             }
+            if let Some(evidence) = &result.evidence {
+                for (tag, stream) in [
+                    ("system-out", &evidence.stdout),
+                    ("system-err", &evidence.stderr),
+                ] {
+                    if !stream.is_empty() {
+                        let cut = if stream.truncated {
+                            "\n[truncated]"
+                        } else {
+                            ""
+                        };
+                        let _ = writeln!(
+                            xml,
+                            "      <{tag}>{}{cut}</{tag}>",
+                            escape(strip_controls(&stream.text).as_str())
+                        );
+                    }
+                }
+            }
+            xml.push_str("    </testcase>\n");
         }
         xml.push_str("  </testsuite>\n");
     }
     xml.push_str("</testsuites>\n");
     xml
+}
+
+/// XML 1.0 cannot carry most control characters even escaped; a validator may print any.
+fn strip_controls(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() && !matches!(c, '\n' | '\t' | '\r') {
+                '\u{fffd}'
+            } else {
+                c
+            }
+        })
+        .collect()
 }

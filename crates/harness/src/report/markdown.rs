@@ -1,15 +1,13 @@
-//! A Markdown summary of a run, for CI step summaries: a table per format with the
-//! certificate status, then the failures.
+//! A Markdown summary of a run, for CI step summaries: a table per format with both
+//! grades and the certificate status, the certificates, warnings, then the failures
+//! grouped by kind and rule with what the validator printed and how to reproduce each.
 
 use std::fmt::Write as _;
 
 use crate::corpus::Case;
 use crate::report::certificate::Certificate;
-use crate::report::Summary;
+use crate::report::{failure_lines_markdown, push_capped, warnings, Context, Summary};
 use crate::runner::CaseResult;
-
-/// Failures listed in full before the list is cut short.
-const MAX_LISTED: usize = 100;
 
 /// Renders the summary.
 pub fn render(
@@ -18,18 +16,24 @@ pub fn render(
     certificates: &[Certificate],
     cases: &[&Case],
     results: &[CaseResult],
+    context: &Context,
 ) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "## {title}\n");
     let _ = writeln!(
         out,
-        "| format | passed | failed | skipped | expected failures | passing | certificate |"
+        "| format | passed | failed | skipped | expected failures | passing | diagnostics (exact / partial / wrong / none) | certificate |"
     );
-    let _ = writeln!(out, "| --- | ---: | ---: | ---: | ---: | ---: | --- |");
+    let _ = writeln!(
+        out,
+        "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |"
+    );
     for (format, tally) in &summary.formats {
         let certificate = certificates
             .iter()
-            .find(|certificate| certificate.format == *format)
+            .find(|certificate| {
+                certificate.format == *format && certificate.operation == "validate"
+            })
             .map_or("n/a", |certificate| {
                 if certificate.certified {
                     "certified"
@@ -37,44 +41,46 @@ pub fn render(
                     "not certified"
                 }
             });
+        let grades = tally.diagnostics;
         let _ = writeln!(
             out,
-            "| {format} | {} | {} | {} | {} | {}% | {certificate} |",
+            "| {format} | {} | {} | {} | {} | {}% | {} / {} / {} / {} | {certificate} |",
             tally.passed,
             tally.failed,
             tally.skipped,
             tally.expected_failures,
-            tally.percent_passing()
+            tally.percent_passing(),
+            grades.exact,
+            grades.partial,
+            grades.wrong,
+            grades.none
         );
     }
-    let failures: Vec<&CaseResult> = results
+    if !certificates.is_empty() {
+        out.push('\n');
+        for certificate in certificates {
+            let _ = writeln!(out, "- {}", certificate.line());
+        }
+    }
+    for warning in warnings(cases, results) {
+        let _ = writeln!(out, "\n**Warning:** {warning}");
+    }
+    let failures = results
         .iter()
         .filter(|result| result.judgement.is_failure())
-        .collect();
-    if failures.is_empty() {
+        .count();
+    if failures == 0 {
         out.push_str("\nNo failures.\n");
         return out;
     }
-    let _ = writeln!(out, "\n### Failures ({})\n", failures.len());
-    for result in failures.iter().take(MAX_LISTED) {
-        let case = cases[result.index];
-        let _ = writeln!(
-            out,
-            "- `{}` **{}**: {}",
-            result.name,
-            result.judgement.name(),
-            case.description
-        );
-        for line in result.judgement.explain().lines() {
-            let _ = writeln!(out, "  - {}", line.trim());
-        }
-    }
-    if failures.len() > MAX_LISTED {
-        let _ = writeln!(
-            out,
-            "\n…and {} more; see the JSON Lines report.",
-            failures.len() - MAX_LISTED
-        );
-    }
+    let _ = writeln!(out, "\n### Failures ({failures})\n");
+    // A code block keeps the validator's output as it was printed.
+    out.push_str("```text\n");
+    let lines: Vec<String> = failure_lines_markdown(cases, results, context)
+        .into_iter()
+        .map(|line| line.replace("```", "'''"))
+        .collect();
+    push_capped(&mut out, &lines, context);
+    out.push_str("```\n");
     out
 }
