@@ -61,7 +61,10 @@ const HUGE: usize = 64 * MIB;
 /// it here makes every document group with a schema competitor also time
 /// `reference_first_error` and print the ratio `reference_first_error /
 /// jsonschema_is_valid`.
-const REFERENCE_FIRST_ERROR: Option<fn(Format, &str, &[u8]) -> bool> = None;
+const REFERENCE_FIRST_ERROR: Option<FirstError> = None;
+
+/// A first-error check: the format, the document's file name and bytes; true when valid.
+type FirstError = fn(Format, &str, &[u8]) -> bool;
 
 /// The bench name of jsonschema-rs's verdict-only mode, the first-error mode's competitor.
 const IS_VALID: &str = "jsonschema_is_valid";
