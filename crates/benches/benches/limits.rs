@@ -10,7 +10,7 @@
 //! - `jsonschema_iter_errors` and `jsonschema_is_valid`: the competitor a Rust user would
 //!   pick, jsonschema-rs with our own schemas after `serde_json::from_slice`, collecting
 //!   every error or only deciding (see `competitors`), on every JSON input at or under its
-//!   limit (a schema cannot see a size limit, so not on the oversize ones).
+//!   limit (a schema cannot see a size limit, so not on the inputs over one).
 //!
 //! Every input is generated once, in code, before its group runs (see `inputs`), and the
 //! reference's verdict on it (and the schema's, where a schema competes) is checked then,
