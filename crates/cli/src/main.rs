@@ -1,6 +1,7 @@
 //! The `soulcheck` command line: check one document with the reference, certify a
 //! validator against the corpus, list rules and cases, export the corpus as plain files,
-//! serve the reference over the persistent protocol, and compare two runs.
+//! serve the reference over the persistent protocol, compare two runs, and put any number
+//! of runs side by side (an HTML page, a scoreboard).
 //!
 //! Exit codes follow the validator protocol: `check` exits 0 when the document is
 //! accepted (warnings allowed), 1 when it is rejected and 2 on usage or I/O errors; `run`
@@ -10,6 +11,7 @@
 mod check;
 mod listing;
 mod output;
+mod report;
 mod run;
 
 use std::path::{Path, PathBuf};
@@ -53,6 +55,9 @@ enum Command {
         /// The newer report.jsonl.
         new: PathBuf,
     },
+    /// Put several JSON Lines reports side by side: an HTML page or a scoreboard.
+    #[command(subcommand)]
+    Report(report::ReportCommand),
 }
 
 /// Which corpus, and which formats of it.
@@ -104,6 +109,7 @@ fn main() -> ExitCode {
                 .map_err(anyhow::Error::from)
         }
         Command::Diff { old, new } => diff(&old, &new),
+        Command::Report(command) => report::report(command),
     };
     match result {
         Ok(code) => code,

@@ -121,6 +121,16 @@ impl Certificate {
     }
 }
 
+/// Whether a case with these rules is must-level: it exercises a rule of level `must`.
+/// Only must-level cases decide a certificate.
+pub fn is_must(rules: &[String], catalogue: &Catalogue) -> bool {
+    rules.iter().any(|rule| {
+        catalogue
+            .get(rule)
+            .is_some_and(|rule| rule.level == Level::Must)
+    })
+}
+
 /// Issues the certificate of every format and operation present in the run.
 pub fn issue(
     cases: &[&Case],
@@ -140,13 +150,6 @@ pub fn issue(
     // Validation first within a format.
     subjects.sort_by_key(|(format, operation)| (*format, *operation != "validate", *operation));
     subjects.dedup();
-    let is_must = |case: &Case| {
-        case.rules.iter().any(|rule| {
-            catalogue
-                .get(rule)
-                .is_some_and(|rule| rule.level == Level::Must)
-        })
-    };
     subjects
         .into_iter()
         .map(|(format, operation)| {
@@ -163,7 +166,7 @@ pub fn issue(
                 if is_graded(result) {
                     diagnostics.add(result.diagnostics.grade);
                 }
-                if is_must(case) {
+                if is_must(&case.rules, catalogue) {
                     must_cases += 1;
                     if result.judgement.is_pass() {
                         must_cases_passed += 1;

@@ -3,7 +3,9 @@
 //! reproduces each), and the machine formats in submodules: a JSON Lines record of the
 //! run ([`jsonl`]), JUnit XML ([`junit`]), a Markdown summary for CI step summaries
 //! ([`markdown`]), badge endpoints ([`badge`]), certificates per format and operation
-//! ([`certificate`]) and the difference between two runs ([`diff`]).
+//! ([`certificate`]), the difference between two runs ([`diff`]), and, for several runs
+//! side by side ([`runs`]), a self-contained HTML page ([`html`]) and a Markdown
+//! scoreboard ([`scoreboard`]).
 //!
 //! Every report shows two grades per case: the verdict's (pass or the kind of failure)
 //! and the diagnostics' ([`Grade`]).
@@ -11,9 +13,12 @@
 pub mod badge;
 pub mod certificate;
 pub mod diff;
+pub mod html;
 pub mod jsonl;
 pub mod junit;
 pub mod markdown;
+pub mod runs;
+pub mod scoreboard;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -108,6 +113,21 @@ impl Tally {
         }
         if is_graded(result) {
             self.diagnostics.add(result.diagnostics.grade);
+        }
+    }
+
+    /// Counts one case record read back from a report (see [`jsonl::Record`]), by the
+    /// same rules as [`Tally::add`]: its result's name decides the column, and it counts
+    /// in the grade tally when it earned a grade or missed expected diagnostics.
+    pub fn add_record(&mut self, record: &jsonl::Record) {
+        match record.result.as_str() {
+            "pass" => self.passed += 1,
+            "skipped" => self.skipped += 1,
+            "expected-failure" => self.expected_failures += 1,
+            _ => self.failed += 1,
+        }
+        if record.diagnostics.grade != Grade::None || !record.diagnostics.missing.is_empty() {
+            self.diagnostics.add(record.diagnostics.grade);
         }
     }
 

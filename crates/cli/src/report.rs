@@ -1,0 +1,159 @@
+//! `soulcheck report html` and `soulcheck report scoreboard`: several `report.jsonl` files
+//! side by side, as one self-contained HTML page or as a Markdown scoreboard to commit.
+//! Both read the corpus (the embedded one, `--corpus DIR` or `$SOULCHECK_CORPUS`) for
+//! rule levels, and the page for inputs too; both refuse reports made on another corpus
+//! than each other or than the one read, unless `--allow-mixed-corpus`.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{bail, Context as _, Result};
+use clap::{Args, Subcommand};
+use soulcheck_harness::report::html::{self, Limits, Page};
+use soulcheck_harness::report::runs::{self, Comparison};
+use soulcheck_harness::report::scoreboard;
+use soulcheck_harness::{Catalogue, Corpus};
+
+use crate::{corpus_store, output};
+
+#[derive(Subcommand)]
+pub enum ReportCommand {
+    /// Write one self-contained HTML page comparing the runs: formats by
+    /// implementations, rules, and every case with its input and each implementation's
+    /// answer and output. Reports of one implementation, profile and mode merge.
+    Html {
+        /// The page to write.
+        out: PathBuf,
+        #[command(flatten)]
+        inputs: Inputs,
+    },
+    /// Write a Markdown scoreboard of the runs (per format and profile: certified or not,
+    /// passed, diagnostics grade; every case that did not pass), with nothing in it that
+    /// changes between two runs with the same results.
+    Scoreboard {
+        /// The Markdown file to write (with --check: to compare with).
+        out: PathBuf,
+        /// Compare with OUT instead of writing it: exit 1 and print the difference when
+        /// they differ.
+        #[arg(long)]
+        check: bool,
+        #[command(flatten)]
+        inputs: Inputs,
+    },
+}
+
+/// The reports and the corpus they were made on.
+#[derive(Args)]
+pub struct Inputs {
+    /// report.jsonl files written by `soulcheck run --report DIR`.
+    #[arg(required = true, value_name = "REPORT.jsonl")]
+    reports: Vec<PathBuf>,
+    /// Corpus directory the reports were made on (default: $SOULCHECK_CORPUS, or the
+    /// corpus built into this binary).
+    #[arg(long)]
+    corpus: Option<PathBuf>,
+    /// Compare reports made on different corpora, flagging it, instead of refusing.
+    #[arg(long)]
+    allow_mixed_corpus: bool,
+}
+
+pub fn report(command: ReportCommand) -> Result<ExitCode> {
+    match command {
+        ReportCommand::Html { out, inputs } => {
+            let loaded = load(&inputs)?;
+            let page = html::render(&Page {
+                comparison: &loaded.comparison,
+                corpus: &loaded.corpus,
+                corpus_hash: &loaded.corpus_hash,
+                catalogue: &loaded.catalogue,
+                limits: Limits::default(),
+            });
+            write(&out, &page)?;
+            output::print(&format!(
+                "wrote {} ({} runs, {} bytes)\n",
+                out.display(),
+                loaded.comparison.runs.len(),
+                page.len()
+            ))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        ReportCommand::Scoreboard { out, check, inputs } => {
+            let loaded = load(&inputs)?;
+            let fresh = scoreboard::render(&loaded.comparison, &loaded.catalogue);
+            if !check {
+                write(&out, &fresh)?;
+                output::print(&format!("wrote {}\n", out.display()))?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            let committed = std::fs::read_to_string(&out)
+                .with_context(|| format!("cannot read {}", out.display()))?;
+            match scoreboard::check(&committed, &fresh) {
+                None => {
+                    output::print(&format!("{} is up to date\n", out.display()))?;
+                    Ok(ExitCode::SUCCESS)
+                }
+                Some(difference) => {
+                    let reports: Vec<String> = inputs
+                        .reports
+                        .iter()
+                        .map(|path| path.display().to_string())
+                        .collect();
+                    output::print(&format!(
+                        "{} differs from the results (- committed, + these reports):\n{difference}hint: if the change is intended, regenerate it: soulcheck report scoreboard {} {}\n",
+                        out.display(),
+                        out.display(),
+                        reports.join(" ")
+                    ))?;
+                    Ok(ExitCode::from(1))
+                }
+            }
+        }
+    }
+}
+
+/// The runs, and the corpus and catalogue read beside them.
+struct Loaded {
+    comparison: Comparison,
+    corpus: Corpus,
+    corpus_hash: String,
+    catalogue: Catalogue,
+}
+
+fn load(inputs: &Inputs) -> Result<Loaded> {
+    let comparison = runs::compare(&inputs.reports, inputs.allow_mixed_corpus)?;
+    if let Some(path) = &inputs.corpus {
+        if !path.is_dir() {
+            bail!(
+                "the corpus directory {} does not exist\nhint: leave --corpus out to use the corpus built into soulcheck",
+                path.display()
+            );
+        }
+    }
+    let store = corpus_store(inputs.corpus.as_deref());
+    let catalogue = Catalogue::open(&store)?;
+    let corpus = Corpus::open(store)?;
+    let corpus_hash = corpus.content_hash()?;
+    if !inputs.allow_mixed_corpus && !comparison.corpus_hashes.contains(&corpus_hash) {
+        bail!(
+            "the reports were made on corpus {}, but this soulcheck reads corpus {corpus_hash}\nhint: pass the reports' corpus with --corpus DIR (or use the soulcheck that made them), or --allow-mixed-corpus to go on anyway (flagged)",
+            comparison.corpus_hashes.join(", ")
+        );
+    }
+    Ok(Loaded {
+        comparison,
+        corpus,
+        corpus_hash,
+        catalogue,
+    })
+}
+
+fn write(path: &Path, text: &str) -> Result<()> {
+    if let Some(parent) = path
+        .parent()
+        .filter(|parent| !parent.as_os_str().is_empty())
+    {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+    }
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+}
