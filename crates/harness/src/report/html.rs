@@ -1235,10 +1235,11 @@ const SCRIPT: &str = r#"
       out.rule = { cases: shownCases(), rows: $$('tr.rule').filter(rendered).map((row) => row.dataset.rule) };
     }
     set({});
-    const element = open(params.get('case') || '');
-    if (element) {
-      const detail = element.querySelector('.detail');
-      out.detail = { name: element.dataset.name, rendered: rendered(detail), text: detail.innerText };
+    out.details = {};
+    for (const name of params.getAll('case')) {
+      const element = open(name);
+      const detail = element && element.querySelector('.detail');
+      out.details[name] = detail ? { rendered: rendered(detail), text: detail.innerText } : null;
     }
     out.scripts = document.scripts.length;
     out.images = document.images.length;
