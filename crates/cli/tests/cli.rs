@@ -56,6 +56,12 @@ fn help() {
     snapshot("run-help", &soulcheck(&["run", "--help"]));
     snapshot("rules-help", &soulcheck(&["rules", "--help"]));
     snapshot("check-help", &soulcheck(&["check", "--help"]));
+    snapshot("report-help", &soulcheck(&["report", "--help"]));
+    snapshot("report-html-help", &soulcheck(&["report", "html", "--help"]));
+    snapshot(
+        "report-scoreboard-help",
+        &soulcheck(&["report", "scoreboard", "--help"]),
+    );
 }
 
 #[test]
