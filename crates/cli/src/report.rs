@@ -70,10 +70,11 @@ pub fn report(command: ReportCommand) -> Result<ExitCode> {
                 limits: Limits::default(),
             });
             write(&out, &page)?;
+            let runs = loaded.comparison.runs.len();
             output::print(&format!(
-                "wrote {} ({} runs, {} bytes)\n",
+                "wrote {} ({runs} {}, {} bytes)\n",
                 out.display(),
-                loaded.comparison.runs.len(),
+                if runs == 1 { "run" } else { "runs" },
                 page.len()
             ))?;
             Ok(ExitCode::SUCCESS)

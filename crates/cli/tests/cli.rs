@@ -57,7 +57,10 @@ fn help() {
     snapshot("rules-help", &soulcheck(&["rules", "--help"]));
     snapshot("check-help", &soulcheck(&["check", "--help"]));
     snapshot("report-help", &soulcheck(&["report", "--help"]));
-    snapshot("report-html-help", &soulcheck(&["report", "html", "--help"]));
+    snapshot(
+        "report-html-help",
+        &soulcheck(&["report", "html", "--help"]),
+    );
     snapshot(
         "report-scoreboard-help",
         &soulcheck(&["report", "scoreboard", "--help"]),
