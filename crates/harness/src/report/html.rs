@@ -30,9 +30,6 @@ use crate::catalogue::Catalogue;
 use crate::corpus::{Case, Corpus, ExpectedDiagnostic};
 use crate::validator::{Captured, Diagnostic, Evidence};
 
-/// Bytes set aside for the line that replaces a left-out case's detail.
-const OMITTED_BYTES: usize = 400;
-
 /// How much of what the page shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -77,6 +74,7 @@ pub struct Page<'a> {
 pub fn render(page: &Page) -> String {
     let comparison = page.comparison;
     let runs = &comparison.runs;
+    let limits = &page.limits;
     let by_name: BTreeMap<String, &Case> = page
         .corpus
         .cases
@@ -85,42 +83,43 @@ pub fn render(page: &Page) -> String {
         .collect();
     let rows = case_rows(comparison, page.corpus);
 
+    // Everything but the case details is laid out first and measured, so the details
+    // get exactly the room the cap leaves.
+    let style = style(runs.len());
+    let head = head(runs, &style);
     let mut body = String::new();
     header(&mut body, page);
     body.push_str(&filters(comparison, &rows));
     matrix(&mut body, comparison, page.catalogue);
     rules(&mut body, comparison, page.catalogue, &by_name);
-
-    // The case list: every summary, then details as the size cap allows.
-    let style = style(runs.len());
-    let mut cases = String::new();
-    let _ = writeln!(
-        cases,
-        "<section id=\"cases\"><h2>Cases</h2><p><output id=\"shown\">{} cases</output>. Open a case for its input, what it expects and what each implementation answered and printed.</p>",
-        rows.len()
-    );
-    let _ = writeln!(
-        cases,
-        "<div class=\"case-head\"><span>case</span><span>expected</span>{}</div>",
-        runs.iter()
-            .enumerate()
-            .map(|(index, run)| format!(
-                "<span class=\"run-{index}\" title=\"{}\">{}</span>",
-                escape(&run_title(run)),
-                escape(&short_label(run, runs))
-            ))
-            .collect::<String>()
-    );
+    body.push_str(&cases_head(&rows, runs));
     let summaries: Vec<String> = rows.iter().map(|row| case_summary(row, runs)).collect();
-    // Room for the head, the footer, the notes and each left-out case's line.
-    let fixed = body.len()
-        + cases.len()
-        + style.len()
-        + SCRIPT.len()
+    let omitted: Vec<String> = rows
+        .iter()
+        .map(|row| {
+            format!(
+                "<div class=\"detail\"><p class=\"note\">Details left out: the page reached its size cap of {}. The report.jsonl files hold every record; <code>soulcheck cases export --case {}</code> writes the input.</p></div>\n",
+                size(limits.page_bytes),
+                escape(&row.name)
+            )
+        })
+        .collect();
+    let tail = format!(
+        "</section>\n<footer><p>Written by soulcheck {}. Shown per case: each output stream up to {} (reports keep 8 KiB), the input up to {}, up to {} diagnostics per implementation; the page stops adding case details at {}. It loads nothing: open it from disk.</p></footer>\n<script>{SCRIPT}</script>\n</body>\n</html>\n",
+        escape(env!("CARGO_PKG_VERSION")),
+        size(limits.evidence_bytes),
+        size(limits.input_bytes),
+        limits.diagnostics,
+        size(limits.page_bytes)
+    );
+    let fixed = head.len()
+        + body.len()
+        + tail.len()
+        + NOTES_BYTES
         + summaries.iter().map(String::len).sum::<usize>()
-        + rows.len() * OMITTED_BYTES
-        + 8 * 1024;
-    let mut budget = page.limits.page_bytes.saturating_sub(fixed);
+        + omitted.iter().map(String::len).sum::<usize>()
+        + rows.len() * "</details>\n".len();
+    let mut budget = limits.page_bytes.saturating_sub(fixed);
     let mut order: Vec<usize> = (0..rows.len()).collect();
     // Cases some implementation did not pass are the ones a reader opens: they get the
     // room first.
@@ -129,48 +128,51 @@ pub fn render(page: &Page) -> String {
     let mut left_out = 0;
     for index in order {
         let detail = case_detail(&rows[index], runs, page);
-        if detail.len() <= budget {
-            budget -= detail.len();
+        // A detail replaces its left-out line.
+        let room = budget + omitted[index].len();
+        if detail.len() <= room {
+            budget = room - detail.len();
             details[index] = Some(detail);
         } else {
             left_out += 1;
         }
     }
-    for ((row, summary), detail) in rows.iter().zip(summaries).zip(details) {
-        cases.push_str(&summary);
-        match detail {
-            Some(detail) => cases.push_str(&detail),
-            None => {
-                let _ = writeln!(
-                    cases,
-                    "<div class=\"detail\"><p class=\"note\">Details left out: the page reached its size cap of {}. The report.jsonl files hold every record; <code>soulcheck cases export --case {}</code> writes the input.</p></div>",
-                    size(page.limits.page_bytes),
-                    escape(&row.name)
-                );
-            }
-        }
-        cases.push_str("</details>\n");
-    }
-    cases.push_str("</section>\n");
-    let script_hash = hash(SCRIPT);
-    let style_hash = hash(&style);
 
     let mut notes = String::new();
     if left_out > 0 {
         let _ = writeln!(
             notes,
             "<p class=\"warning\">This page is capped at {}: the details of {left_out} of {} cases are left out (cases every implementation passed first).</p>",
-            size(page.limits.page_bytes),
+            size(limits.page_bytes),
             rows.len()
         );
     }
+    let mut out = String::with_capacity(fixed);
+    out.push_str(&head);
+    out.push_str(&body.replacen("<!--notes-->", &notes, 1));
+    for ((summary, detail), omitted) in summaries.iter().zip(details).zip(&omitted) {
+        out.push_str(summary);
+        out.push_str(detail.as_deref().unwrap_or(omitted));
+        out.push_str("</details>\n");
+    }
+    out.push_str(&tail);
+    out
+}
 
-    let mut out = String::with_capacity(body.len() + cases.len() + 16 * 1024);
+/// Bytes set aside for the notes at the top (what the page left out).
+const NOTES_BYTES: usize = 512;
+
+/// The document's head: the policy that admits only this page's script and style, the
+/// title, the style; and the body's opening tag.
+fn head(runs: &[Run], style: &str) -> String {
+    let mut out = String::new();
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
     let _ = writeln!(
         out,
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'sha256-{script_hash}'; style-src 'sha256-{style_hash}'; img-src data:; base-uri 'none'; form-action 'none'\">"
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'sha256-{}'; style-src 'sha256-{}'; base-uri 'none'; form-action 'none'\">",
+        hash(SCRIPT),
+        hash(style)
     );
     let _ = writeln!(
         out,
@@ -185,18 +187,29 @@ pub fn render(page: &Page) -> String {
     );
     let _ = write!(out, "<style>{style}</style>\n</head>\n");
     let _ = writeln!(out, "<body data-runs=\"{}\">", runs.len());
-    out.push_str(&body.replacen("<!--notes-->", &notes, 1));
-    out.push_str(&cases);
+    out
+}
+
+/// The case list's heading and column titles.
+fn cases_head(rows: &[CaseRow], runs: &[Run]) -> String {
+    let mut out = String::new();
     let _ = writeln!(
         out,
-        "<footer><p>Written by soulcheck {}. Shown per case: each output stream up to {} (reports keep 8 KiB), the input up to {}, up to {} diagnostics per implementation; the page stops adding case details at {}. It loads nothing: open it from disk.</p></footer>",
-        escape(env!("CARGO_PKG_VERSION")),
-        size(page.limits.evidence_bytes),
-        size(page.limits.input_bytes),
-        page.limits.diagnostics,
-        size(page.limits.page_bytes)
+        "<section id=\"cases\"><h2>Cases</h2><p><output id=\"shown\">{} cases</output>. Open a case for its input, what it expects and what each implementation answered and printed.</p>",
+        rows.len()
     );
-    let _ = write!(out, "<script>{SCRIPT}</script>\n</body>\n</html>\n");
+    let _ = writeln!(
+        out,
+        "<div class=\"case-head\"><span>case</span><span>expected</span>{}</div>",
+        runs.iter()
+            .enumerate()
+            .map(|(index, run)| format!(
+                "<span class=\"run-{index}\" title=\"{}\">{}</span>",
+                escape(&run_title(run)),
+                escape(&short_label(run, runs))
+            ))
+            .collect::<String>()
+    );
     out
 }
 
@@ -313,6 +326,7 @@ fn header(out: &mut String, page: &Page) {
             escape(page.corpus_hash)
         );
     }
+    // Filled in last: what the page left out is known only once the cases are laid out.
     out.push_str("<!--notes-->");
     out.push_str("<table class=\"runs\"><thead><tr><th>#</th><th>implementation</th><th>version</th><th>profile</th><th>mode</th><th>command</th><th>cases</th><th>reports</th></tr></thead><tbody>\n");
     for (index, run) in runs.iter().enumerate() {
@@ -1260,6 +1274,151 @@ const SCRIPT: &str = r#"
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::jsonl::{Header, Log};
+    use crate::report::runs::merge;
+    use crate::store::Store;
+    use crate::validator::Implementation;
+
+    /// The harness's small test corpus, and one run on it whose failing case printed
+    /// `printed` on stdout.
+    fn page_of(printed: &str, limits: Limits) -> String {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+        let store = Store::Disk(root);
+        let catalogue = Catalogue::open(&store).expect("catalogue");
+        let corpus = Corpus::open(store).expect("corpus");
+        let records = corpus
+            .cases
+            .iter()
+            .map(|case| {
+                let failing = case.id == "name-long";
+                serde_json::from_value(serde_json::json!({
+                    "name": case.name(),
+                    "id": case.id,
+                    "format": case.format,
+                    "operation": case.operation,
+                    "rules": case.rules,
+                    "expected_verdict": case.verdict.name(),
+                    "expected_diagnostics": [],
+                    "actual": {"verdict": if failing { "accept" } else { case.verdict.name() }},
+                    "result": if failing { "wrong-verdict" } else { "pass" },
+                    "evidence": if failing {
+                        serde_json::json!({
+                            "exit": "exit code 0",
+                            "stdout": {"text": printed, "truncated": true},
+                            "stderr": {"text": "", "truncated": false},
+                            "cap_bytes": 8192
+                        })
+                    } else {
+                        serde_json::Value::Null
+                    },
+                    "duration_ms": 1
+                }))
+                .expect("record")
+            })
+            .collect();
+        let log = Log {
+            header: Header {
+                soulcheck_version: "0".to_owned(),
+                corpus_hash: "sha256:test".to_owned(),
+                cases: corpus.cases.len(),
+                mode: "per-case".to_owned(),
+                command: Some("<b>tool</b> {path}".to_owned()),
+                implementation: Implementation {
+                    name: "acme<script>".to_owned(),
+                    version: "1".to_owned(),
+                    ..Implementation::default()
+                },
+                settings: serde_json::json!({"profile": "spec"}),
+                started_at: "2025-01-01T00:00:00Z".to_owned(),
+            },
+            records,
+            footer: None,
+        };
+        let comparison = merge(vec![("report.jsonl".into(), log)], false).expect("merge");
+        render(&Page {
+            comparison: &comparison,
+            corpus: &corpus,
+            corpus_hash: "sha256:test",
+            catalogue: &catalogue,
+            limits,
+        })
+    }
+
+    #[test]
+    fn everything_from_a_report_is_escaped() {
+        let page = page_of("<script>alert(1)</script>", Limits::default());
+        assert_eq!(
+            page.matches("<script").count(),
+            1,
+            "only the page's own script"
+        );
+        assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+        assert!(page.contains("acme&lt;script&gt;"));
+        assert!(page.contains("&lt;b&gt;tool&lt;/b&gt;"));
+        assert!(page.contains("incomplete: the run was interrupted"));
+        assert!(page.contains("the harness kept the first 8 KiB"));
+    }
+
+    #[test]
+    fn the_policy_admits_only_the_pages_own_script_and_style() {
+        let page = page_of("", Limits::default());
+        assert!(page.contains(&format!("script-src 'sha256-{}'", hash(SCRIPT))));
+        assert!(page.contains(&format!("style-src 'sha256-{}'", hash(&style(1)))));
+        assert!(page.contains(&format!("<style>{}</style>", style(1))));
+        assert!(page.contains("default-src 'none'"));
+    }
+
+    #[test]
+    fn long_output_is_cut_and_says_so() {
+        let limits = Limits {
+            evidence_bytes: 100,
+            ..Limits::default()
+        };
+        let page = page_of(&"x".repeat(5000), limits);
+        assert!(page.contains(&format!("<pre class=\"stdout\">{}</pre>", "x".repeat(100))));
+        assert!(page.contains("stdout: the first 100 bytes of 4.9 KiB shown."));
+    }
+
+    #[test]
+    fn the_page_stops_adding_details_at_its_cap() {
+        let full = page_of("", Limits::default());
+        assert!(!full.contains("Details left out"));
+        let bare = page_of(
+            "",
+            Limits {
+                page_bytes: 0,
+                ..Limits::default()
+            },
+        );
+        assert!(bare.contains("Details left out"));
+        let mut failing_case_first = false;
+        for cap in (bare.len()..full.len() + 2 * NOTES_BYTES).step_by(64) {
+            let limits = Limits {
+                page_bytes: cap,
+                ..Limits::default()
+            };
+            let page = page_of("", limits);
+            let kept = page.matches("verdict given").count();
+            // The cap stops details, never summaries: below the page with no details,
+            // that page is what comes out.
+            if kept > 0 {
+                assert!(
+                    page.len() <= cap,
+                    "{} bytes for a cap of {cap}:\n{page}",
+                    page.len()
+                );
+            }
+            let failing = page
+                .split("<details class=\"case\"")
+                .find(|part| part.contains("data-name=\"soul-kit/name-long\""))
+                .expect("the failing case");
+            if page.contains("This page is capped at") && failing.contains("verdict given") {
+                failing_case_first = true;
+            }
+        }
+        // The failing case gets its detail first: it is the one a reader opens.
+        assert!(failing_case_first);
+    }
 
     #[test]
     fn escaping_leaves_no_markup() {

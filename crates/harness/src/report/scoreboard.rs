@@ -196,12 +196,13 @@ fn line_diff(old: &str, new: &str) -> String {
             let _ = writeln!(out, " {}", a[i]);
             i += 1;
             j += 1;
-        } else if j < b.len() && (i == a.len() || lengths[i][j + 1] >= lengths[i + 1][j]) {
-            let _ = writeln!(out, "+{}", b[j]);
-            j += 1;
-        } else {
+        } else if i < a.len() && (j == b.len() || lengths[i + 1][j] >= lengths[i][j + 1]) {
+            // Removals before additions, as `diff -u` shows a changed line.
             let _ = writeln!(out, "-{}", a[i]);
             i += 1;
+        } else {
+            let _ = writeln!(out, "+{}", b[j]);
+            j += 1;
         }
     }
     if tail > 0 {
