@@ -511,9 +511,8 @@ fn check_files(walker: &mut Walker<'_>, files: &Node<'_>, pointer: &str) {
         }
         // An entry without text holds the empty text: Soulacy's exporter omits an empty
         // text, and its importer writes (and hashes) the empty text for such an entry.
-        let text = walker
-            .optional_string(item, item_pointer, "text")
-            .map_or("", |text| text.text);
+        let inline = walker.optional_string(item, item_pointer, "text");
+        let text = inline.as_ref().map_or("", |text| text.text);
         // soulacy-package.files.text-digest (the importer refuses a file whose text
         // does not hash to its sha256).
         if let Some(Text { text: digest, span }) = digest {
@@ -523,7 +522,11 @@ fn check_files(walker: &mut Walker<'_>, files: &Node<'_>, pointer: &str) {
                     rule::FILES_TEXT_DIGEST,
                     &pointer_join(item_pointer, "sha256"),
                     span,
-                    format!("the inline text hashes to {actual}, not to the declared sha256"),
+                    if inline.is_some() {
+                        format!("the inline text hashes to {actual}, not to the declared sha256")
+                    } else {
+                        format!("the entry has no text, so it holds the empty text, which hashes to {actual}, not to the declared sha256")
+                    },
                 );
             }
         }
