@@ -39,10 +39,10 @@ pub fn digest(root: &Node<'_>) -> Option<String> {
 fn field<'n, 'a>(members: &'n [Member<'a>], name: &str) -> Option<&'n Node<'a>> {
     members
         .iter()
+        .rev()
         .filter(|member| member.key.eq_ignore_ascii_case(name))
-        .filter(|member| !matches!(member.value.value, Value::Null))
+        .find(|member| !matches!(member.value.value, Value::Null))
         .map(|member| &member.value)
-        .last()
 }
 
 /// A field's string value: `Some("")` when absent, `None` when not a string.
@@ -239,7 +239,12 @@ fn manifest(out: &mut String, node: Option<&Node<'_>>) -> Option<()> {
     structs_field(out, &mut first, members, "secrets", |out, node| {
         strings_struct(out, node, SECRET)
     })?;
-    for name in ["files_required", "eval_suites", "sample_prompts", "warnings"] {
+    for name in [
+        "files_required",
+        "eval_suites",
+        "sample_prompts",
+        "warnings",
+    ] {
         strings_field(out, &mut first, members, name)?;
     }
     for name in ["package_id", "prior_version", "released_at", "changelog"] {
@@ -378,8 +383,8 @@ mod tests {
     /// the case is not about. `SOULCHECK_WRITE_DIGESTS=1` rewrites the wrong ones.
     #[test]
     fn every_fixture_digest_is_the_importers() {
-        let cases = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../cases/soulacy-package");
+        let cases =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases/soulacy-package");
         let write = std::env::var_os("SOULCHECK_WRITE_DIGESTS").is_some();
         let mut checked = 0;
         let mut wrong = Vec::new();
@@ -424,7 +429,11 @@ mod tests {
             }
         }
         assert!(checked > 50, "only {checked} fixtures carry a digest");
-        assert!(wrong.is_empty(), "wrong package digests:\n{}", wrong.join("\n"));
+        assert!(
+            wrong.is_empty(),
+            "wrong package digests:\n{}",
+            wrong.join("\n")
+        );
     }
 
     #[test]

@@ -543,7 +543,9 @@ fn check_byte_count(walker: &mut Walker<'_>, node: &Node<'_>, pointer: &str) {
     let fits = match node.value {
         Value::Number(raw) => {
             raw.bytes().all(|b| b.is_ascii_digit())
-                && raw.parse::<u64>().is_ok_and(|count| count <= MAX_FILE_BYTES)
+                && raw
+                    .parse::<u64>()
+                    .is_ok_and(|count| count <= MAX_FILE_BYTES)
         }
         _ => false,
     };
