@@ -173,7 +173,13 @@ impl Catalogue {
         case.spec_rules()
             .into_iter()
             .filter_map(|id| self.get(id))
-            .map(|rule| if rule.strict { Basis::Suite } else { rule.basis })
+            .map(|rule| {
+                if rule.strict {
+                    Basis::Suite
+                } else {
+                    rule.basis
+                }
+            })
             .max()
             .unwrap_or(Basis::Spec)
     }

@@ -86,10 +86,10 @@ pub fn check(
     match (format, operation, input) {
         (Format::SoulKit, "validate", Input::Document { bytes, .. }) => Ok(soul_kit::check(bytes)),
         (Format::SkillPackage, "validate", Input::Document { name, bytes }) => {
-            Ok(skill_package::check_document(name, bytes))
+            Ok(skill_package::check_document(name, bytes, profile(context)))
         }
         (Format::SkillPackage, "validate", Input::Tree(root)) => {
-            Ok(skill_package::check_tree(root))
+            Ok(skill_package::check_tree(root, profile(context)))
         }
         (Format::SoulacyPackage, "validate", Input::Document { bytes, .. }) => {
             soulacy::check_package(bytes, context)
