@@ -1083,3 +1083,64 @@ fn starts_flow_collection(chars: &[char], mut at: usize) -> bool {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn name_of(frontmatter: &str) -> Option<Yaml<'static>> {
+        let separated = separate_tabs(frontmatter);
+        assert!(separated.problem.is_none(), "{frontmatter:?}");
+        let text = separated.text.into_owned();
+        let scan = Loader::scan(&text);
+        assert!(scan.problems.is_empty(), "{frontmatter:?}");
+        let name = Yaml::Value(Scalar::String(Cow::Borrowed("name")));
+        let found = scan.entries.iter().find(|entry| entry.key == name)?;
+        Some(match &found.value {
+            Yaml::Value(Scalar::String(text)) => {
+                Yaml::Value(Scalar::String(Cow::Owned(text.to_string())))
+            }
+            Yaml::Value(Scalar::Integer(value)) => Yaml::Value(Scalar::Integer(*value)),
+            _ => Yaml::BadValue,
+        })
+    }
+
+    fn string(text: &str) -> Option<Yaml<'static>> {
+        Some(Yaml::Value(Scalar::String(Cow::Owned(text.to_owned()))))
+    }
+
+    #[test]
+    fn tabs_separate_like_spaces() {
+        assert_eq!(name_of("name:\tx\n"), string("x"));
+        assert_eq!(name_of("{name:\tx}\n"), string("x"));
+        assert_eq!(name_of("?\tname\n:\tx\n"), string("x"));
+        assert_eq!(name_of("name:\t1\n"), Some(Yaml::Value(Scalar::Integer(1))));
+        // A tab inside a scalar is text and stays a tab.
+        assert_eq!(name_of("name:\t\"a:\tb\"\n"), string("a:\tb"));
+        assert_eq!(name_of("name: |\n  a:\tb\nc:\td\n"), string("a:\tb\n"));
+    }
+
+    #[test]
+    fn a_tab_cannot_indent_a_block_collection() {
+        for text in ["? a\n:\tb: c\n", "?\ta: b\n", "? a\n:\t- b\n"] {
+            let separated = separate_tabs(text);
+            let refused = separated.problem.is_some() || parse_all(&separated.text).is_err();
+            assert!(refused, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn explicit_tags_follow_yaml_1_2() {
+        assert_eq!(
+            name_of("name: !<tag:yaml.org,2002:str> 2024\n"),
+            string("2024")
+        );
+        assert_eq!(name_of("name: ! 2024\n"), string("2024"));
+        assert_eq!(name_of("name: !!str 2024\n"), string("2024"));
+        assert_eq!(
+            name_of("name: !!int \"5\"\n"),
+            Some(Yaml::Value(Scalar::Integer(5)))
+        );
+        assert_eq!(name_of("name: !!int five\n"), Some(Yaml::BadValue));
+    }
+}

@@ -351,8 +351,10 @@ mod tests {
             // The file system refuses such names (macOS): nothing to check here.
             return;
         }
+        // The spec profile takes the name as it is; the strict profile refuses it.
+        assert!(check(dir.path(), Profile::Spec).diagnostics.is_empty());
         assert_eq!(
-            rules(&check(dir.path())),
+            rules(&check(dir.path(), Profile::Strict)),
             [(
                 "skill-package.path.portable",
                 Some("/files/1/path".to_owned())
@@ -373,7 +375,7 @@ mod tests {
                 .expect("write");
         }
         std::fs::write(dir.path().join("r/e"), "x".repeat(MAX_FILE_BYTES + 1)).expect("write");
-        let report = check(dir.path());
+        let report = check(dir.path(), Profile::Spec);
         assert_eq!(
             rules(&report),
             [
@@ -391,10 +393,10 @@ mod tests {
         for name in ["a", "b", "c"] {
             std::fs::write(dir.path().join(name), "é".repeat(MAX_FILE_BYTES / 2)).expect("write");
         }
-        assert!(check(dir.path()).diagnostics.is_empty());
+        assert!(check(dir.path(), Profile::Spec).diagnostics.is_empty());
         std::fs::write(dir.path().join("d"), "x").expect("write");
         assert_eq!(
-            rules(&check(dir.path())),
+            rules(&check(dir.path(), Profile::Spec)),
             [("skill-package.limit.total-bytes", Some("/files".to_owned()))]
         );
     }
@@ -404,7 +406,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let file = dir.path().join("SKILL.md");
         std::fs::write(&file, HEAD).expect("write");
-        let report = check(&file);
+        let report = check(&file, Profile::Spec);
         assert_eq!(
             rules(&report),
             [
