@@ -110,7 +110,7 @@ pub fn check(
             Ok(soul_md::fingerprint_report(bytes))
         }
         (Format::ComposeBundle, "validate", Input::Tree(root)) => {
-            Ok(compose_bundle::check_tree(root))
+            Ok(compose_bundle::check_tree(root, profile(context)))
         }
         (Format::ComposeBundle, "fingerprint", Input::Document { bytes, .. }) => {
             Ok(compose_bundle::fingerprint_operation(bytes))
