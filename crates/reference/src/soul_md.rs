@@ -853,7 +853,10 @@ mod tests {
             assert_eq!(outline.headings.len(), 1, "{document:?}");
         }
         assert_eq!(lone_cr_as_lf("a\rb\r\nc\r"), "a\nb\r\nc\n");
-        assert!(matches!(lone_cr_as_lf("a\r\n"), std::borrow::Cow::Borrowed(_)));
+        assert!(matches!(
+            lone_cr_as_lf("a\r\n"),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 
     #[test]

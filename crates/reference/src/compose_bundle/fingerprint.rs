@@ -210,8 +210,12 @@ mod tests {
                 "content": [{{"id": "roster:core:role:platform:identity", "digest": "sha256:{ones}"}}]}}"#
             )
         };
-        let vector = json!("sha256:3aa8e2834b0cba7f157b796c809ce235045982194f3a7c10bbf168b1c918bb79");
-        assert_eq!(fingerprint_of(&manifest(r#""model_tier": "frontier","#)), vector);
+        let vector =
+            json!("sha256:3aa8e2834b0cba7f157b796c809ce235045982194f3a7c10bbf168b1c918bb79");
+        assert_eq!(
+            fingerprint_of(&manifest(r#""model_tier": "frontier","#)),
+            vector
+        );
         assert_eq!(fingerprint_of(&manifest("")), vector);
         assert_ne!(fingerprint_of(&manifest(r#""model_tier": "","#)), vector);
     }

@@ -285,9 +285,9 @@ pub(crate) fn identity_trees(
             matches!(resolve(root, skills_root), Resolved::Found(metadata, _) if metadata.is_dir())
         })
         .unwrap_or("content/skills");
-    let skills_pointer = relative
-        .split('/')
-        .fold(String::new(), |pointer, segment| pointer_join(&pointer, segment));
+    let skills_pointer = relative.split('/').fold(String::new(), |pointer, segment| {
+        pointer_join(&pointer, segment)
+    });
     let skills = relative
         .split('/')
         .fold(root.to_path_buf(), |path, segment| path.join(segment));

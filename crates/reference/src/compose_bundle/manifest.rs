@@ -447,7 +447,8 @@ impl Checker<'_, '_> {
                     rule::IDENTITY_DISPLAY_NAME,
                     pointer,
                     root.node.span,
-                    "the manifest has no identity.display_name; it carries the role title".to_owned(),
+                    "the manifest has no identity.display_name; it carries the role title"
+                        .to_owned(),
                 );
             }
             return;

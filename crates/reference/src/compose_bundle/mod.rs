@@ -297,9 +297,10 @@ pub(crate) fn is_safe_segment(name: &str) -> bool {
     if name.is_empty() || name == "." || name == ".." || name.ends_with(['.', ' ']) {
         return false;
     }
-    if name.chars().any(|c| {
-        c < '\u{20}' || matches!(c, '/' | '\\' | '<' | '>' | ':' | '"' | '|' | '?' | '*')
-    }) {
+    if name
+        .chars()
+        .any(|c| c < '\u{20}' || matches!(c, '/' | '\\' | '<' | '>' | ':' | '"' | '|' | '?' | '*'))
+    {
         return false;
     }
     let base = name
