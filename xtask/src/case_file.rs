@@ -296,8 +296,9 @@ mod tests {
             }),
         };
         let text = file.render();
-        assert!(text.ends_with(
-            "[[diagnostic]]\n\
+        assert!(
+            text.ends_with(
+                "[[diagnostic]]\n\
              rule = \"soul-kit.string.marker\"\n\
              pointer = \"/summary\"\n\
              optional = true\n\
@@ -308,7 +309,9 @@ mod tests {
              [[strict.diagnostic]]\n\
              rule = \"soul-kit.string.c1-control\"\n\
              pointer = \"/summary\"\n"
-        ), "{text}");
+            ),
+            "{text}"
+        );
         // What the harness reads back: the strict table and the optional flag.
         let parsed: toml::Table = toml::from_str(&text).expect("valid TOML");
         assert_eq!(parsed["strict"]["verdict"].as_str(), Some("reject"));

@@ -516,8 +516,9 @@ fn build_case(file: &FamilyFile, base: &[u8], mut table: Table) -> Result<BuiltC
 /// are warnings and one is required; `None` otherwise (only optional errors, or only
 /// optional diagnostics), where no definite verdict follows.
 fn verdict_of(diagnostics: &[Diagnostic]) -> Option<String> {
-    let (optional, required): (Vec<&Diagnostic>, Vec<&Diagnostic>) =
-        diagnostics.iter().partition(|diagnostic| diagnostic.optional);
+    let (optional, required): (Vec<&Diagnostic>, Vec<&Diagnostic>) = diagnostics
+        .iter()
+        .partition(|diagnostic| diagnostic.optional);
     let is_error = |diagnostic: &&Diagnostic| diagnostic.severity.is_none();
     let verdict = if required.iter().any(is_error) {
         "reject"
@@ -552,7 +553,7 @@ fn parse_expectation(
     };
     let (rest, severity) = match rest.strip_suffix(" warning") {
         Some(rest) => (rest, Some("warning".to_owned())),
-        None => (written, None),
+        None => (rest, None),
     };
     let (rest, position) = match rest
         .rsplit_once(' ')
@@ -658,6 +659,10 @@ mod tests {
         assert_eq!(optional.pointer.as_deref(), Some("/SOULWARE:DEFAULT"));
         assert_eq!(optional.severity.as_deref(), Some("warning"));
         assert!(optional.optional && !parse("string.marker").optional);
+        let bare = parse("string.marker optional");
+        assert_eq!(bare.rule, "soul-kit.string.marker");
+        assert_eq!(bare.pointer.as_deref(), Some("/summary"));
+        assert!(bare.optional && bare.severity.is_none());
         let nowhere = parse("size.max@-");
         assert_eq!((nowhere.pointer, nowhere.line), (None, None));
         assert!(parse_expectation("size.max", "soul-kit", None).is_err());
