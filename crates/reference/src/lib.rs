@@ -84,7 +84,9 @@ pub fn check(
         ),
     };
     match (format, operation, input) {
-        (Format::SoulKit, "validate", Input::Document { bytes, .. }) => Ok(soul_kit::check(bytes)),
+        (Format::SoulKit, "validate", Input::Document { bytes, .. }) => {
+            Ok(soul_kit::check(bytes, profile(context)))
+        }
         (Format::SkillPackage, "validate", Input::Document { name, bytes }) => {
             Ok(skill_package::check_document(name, bytes))
         }
