@@ -243,7 +243,8 @@ mod tests {
     #[test]
     fn long_texts_are_cut_and_bad_members_reported() {
         let long = "é".repeat(MAX_TEXT);
-        let text = format!(r#"{{"verdict":"accept","diagnostics":[{{"rule":"r","message":"{long}"}}]}}"#);
+        let text =
+            format!(r#"{{"verdict":"accept","diagnostics":[{{"rule":"r","message":"{long}"}}]}}"#);
         let read = Wire::parse(&text).unwrap().result().unwrap();
         let message = &read.observation.diagnostics.unwrap()[0].message;
         assert!(message.len() <= MAX_TEXT && message.starts_with('é'));

@@ -85,13 +85,9 @@ impl PersistentValidator {
         sandbox: Sandbox,
     ) -> Result<PersistentValidator, SetupError> {
         let argv = command_words(command)?;
-        let (session, implementation) = spawn(
-            &argv,
-            limits,
-            &sandbox,
-            limits.startup.max(limits.timeout),
-        )
-        .map_err(|message| SetupError::DidNotStart { message })?;
+        let (session, implementation) =
+            spawn(&argv, limits, &sandbox, limits.startup.max(limits.timeout))
+                .map_err(|message| SetupError::DidNotStart { message })?;
         Ok(PersistentValidator {
             argv,
             limits,
@@ -271,7 +267,8 @@ fn spawn(
 ) -> Result<(Session, Implementation), String> {
     let home = scratch::case_dir("session-")
         .map_err(|error| format!("cannot create a temporary directory: {error}"))?;
-    let root = scratch::root().map_err(|error| format!("cannot create a temporary directory: {error}"))?;
+    let root =
+        scratch::root().map_err(|error| format!("cannot create a temporary directory: {error}"))?;
     let mut command = Command::new(&argv[0]);
     command
         .args(&argv[1..])
@@ -343,7 +340,11 @@ fn spawn(
 }
 
 /// Sends one message and waits for one reply line that is a JSON object.
-fn exchange(session: &mut Session, message: &Message, timeout: Duration) -> Result<String, Failure> {
+fn exchange(
+    session: &mut Session,
+    message: &Message,
+    timeout: Duration,
+) -> Result<String, Failure> {
     let deadline = Instant::now() + timeout;
     send(session, message, deadline)?;
     let line = receive(session, deadline)?;

@@ -44,7 +44,9 @@ pub(crate) fn contain(command: &mut Command, parent: Pid, ruleset: Option<Rulese
         // The harness may have died before the line above took effect; then no signal
         // will come, so go no further.
         if getppid() != Some(parent) {
-            return Err(io::Error::from_raw_os_error(rustix::io::Errno::SRCH.raw_os_error()));
+            return Err(io::Error::from_raw_os_error(
+                rustix::io::Errno::SRCH.raw_os_error(),
+            ));
         }
         set_child_subreaper(Some(getpid()))?;
         if let Some(ruleset) = ruleset.take() {

@@ -243,8 +243,7 @@ impl Capture {
             }
         } else {
             let room = self.cap.saturating_sub(self.kept.len());
-            self.kept
-                .extend_from_slice(&bytes[..bytes.len().min(room)]);
+            self.kept.extend_from_slice(&bytes[..bytes.len().min(room)]);
         }
     }
 
@@ -323,10 +322,7 @@ pub(crate) fn wait_ready(fds: &[(&OwnedFd, bool)], timeout: Duration) -> Vec<boo
         tv_nsec: i64::from(timeout.subsec_nanos()),
     };
     match poll(&mut polled, Some(&timeout)) {
-        Ok(_) => polled
-            .iter()
-            .map(|fd| !fd.revents().is_empty())
-            .collect(),
+        Ok(_) => polled.iter().map(|fd| !fd.revents().is_empty()).collect(),
         Err(_) => vec![false; fds.len()],
     }
 }

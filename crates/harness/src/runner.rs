@@ -369,7 +369,9 @@ pub fn run_case(
     // Evidence of a passing case with acceptable diagnostics would only cost memory; a
     // case whose diagnostics were cut keeps it, to say so.
     let evidence = evidence.filter(|evidence| {
-        !judgement.is_pass() || diagnostics.grade == Grade::Wrong || evidence.diagnostics_dropped > 0
+        !judgement.is_pass()
+            || diagnostics.grade == Grade::Wrong
+            || evidence.diagnostics_dropped > 0
     });
     let actual = match outcome {
         Outcome::Observed(observation) => Some(observation),

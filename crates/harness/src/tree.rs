@@ -314,8 +314,7 @@ fn decoy(into: &Path, target: &str) -> Result<PathBuf, LoadError> {
         }
         Ok(_) => {
             if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)
-                    .map_err(|source| LoadError::io(parent, source))?;
+                std::fs::create_dir_all(parent).map_err(|source| LoadError::io(parent, source))?;
             }
             if !path.exists() {
                 std::fs::write(&path, format!("soulcheck decoy for {target}\n"))
