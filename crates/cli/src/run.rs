@@ -217,8 +217,10 @@ fn run_inner(args: RunArgs, interruptible: &Interruptible) -> Result<ExitCode> {
         &subject,
         expectations.as_ref(),
         jobs,
-        writer.as_ref(),
-        &interruptible.finished,
+        Sink {
+            writer: writer.as_ref(),
+            finished: &interruptible.finished,
+        },
     );
     // The validator's processes end now (a persistent pool says goodbye), before the
     // reports are written.
@@ -553,6 +555,12 @@ fn open_report(
     Ok(jsonl::Writer::create(&dir.join("report.jsonl"), &header)?)
 }
 
+/// Where finished cases go: the report's records, and the count an interruption reports.
+struct Sink<'a> {
+    writer: Option<&'a jsonl::Writer>,
+    finished: &'a AtomicUsize,
+}
+
 /// Step 5: every case through the validator, streaming records and progress.
 fn execute(
     args: &RunArgs,
@@ -561,9 +569,9 @@ fn execute(
     subject: &Subject,
     expectations: Option<&Expectations>,
     jobs: usize,
-    writer: Option<&jsonl::Writer>,
-    finished: &AtomicUsize,
+    sink: Sink<'_>,
 ) -> Vec<CaseResult> {
+    let Sink { writer, finished } = sink;
     let interactive =
         !args.quiet && std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
     let progress = interactive.then(|| {

@@ -1,7 +1,7 @@
 //! `SIGINT`, `SIGTERM` and `SIGHUP` end a run cleanly: every validator still running is
 //! killed with everything it started ([`crate::reaper::end_all`]; no new one starts),
 //! the caller's hook runs (the command line marks its report interrupted), the scratch
-//! directory with every case's temporary files is removed ([`crate::scratch::remove`]),
+//! directory with every case's temporary files is removed ([`crate::scratch::close`]),
 //! and the process exits with 128 plus the signal's number (130 for `SIGINT`, 143 for
 //! `SIGTERM`, 129 for `SIGHUP`), as a shell reports a death by that signal.
 //!
@@ -35,7 +35,7 @@ pub fn install(hook: impl Fn(i32) + Send + 'static) -> io::Result<()> {
                 INTERRUPTED.store(true, Ordering::SeqCst);
                 crate::reaper::end_all();
                 hook(signal);
-                crate::scratch::remove();
+                crate::scratch::close();
                 std::process::exit(128 + signal);
             }
         })?;

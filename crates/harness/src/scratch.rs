@@ -14,6 +14,7 @@
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -34,12 +35,21 @@ struct Root {
 
 static ROOT: Mutex<Option<Root>> = Mutex::new(None);
 
+/// Set by [`close`]: no scratch directory is made again.
+static CLOSED: AtomicBool = AtomicBool::new(false);
+
 /// This process's scratch directory, made (and stale ones of dead runs removed) on first
 /// use.
 pub fn root() -> io::Result<PathBuf> {
     let mut root = ROOT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some(root) = root.as_ref() {
         return Ok(root.path.clone());
+    }
+    if CLOSED.load(Ordering::SeqCst) {
+        return Err(io::Error::new(
+            io::ErrorKind::Interrupted,
+            "the run is being interrupted",
+        ));
     }
     let parent = std::env::temp_dir();
     remove_stale(&parent);
@@ -78,6 +88,13 @@ pub fn remove() {
             }
         }
     }
+}
+
+/// Removes the scratch directory for good: a worker still running after an interruption
+/// cannot make a new one.
+pub fn close() {
+    CLOSED.store(true, Ordering::SeqCst);
+    remove();
 }
 
 /// Removes the scratch directories in `parent` whose owner is gone.
