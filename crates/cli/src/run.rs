@@ -78,7 +78,12 @@ pub struct RunArgs {
     timeout: f64,
     /// Seconds the first persistent validator process may take to greet (at least
     /// --timeout); a replacement started during a case greets within --timeout.
-    #[arg(long, default_value_t = 30.0, requires = "persistent")]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 30.0,
+        requires = "persistent"
+    )]
     startup_timeout: f64,
     /// Run the validator without the sandbox that confines its writes to its temporary
     /// directory and hides the corpus from it (Linux Landlock).
