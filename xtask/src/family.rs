@@ -127,6 +127,11 @@ struct CaseSpec {
     /// template (holding the placeholder), and `case.toml` gets a `[recipe]` table.
     #[serde(default)]
     recipe: Option<RecipeSpec>,
+    /// The layout of this case's `case.toml` where it differs from the file's `style`
+    /// (a reviewed case written differently from the rest of its format); replaces it
+    /// whole.
+    #[serde(default)]
+    style: Option<Style>,
 }
 
 /// A `[recipe]` as a family file writes it; the output is the family's input name.
@@ -168,6 +173,7 @@ const CASE_KEYS: &[&str] = &[
     "edits",
     "layout",
     "recipe",
+    "style",
 ];
 
 /// A layout as a family file writes it.
@@ -502,7 +508,7 @@ fn build_case(file: &FamilyFile, base: &[u8], mut table: Table) -> Result<BuiltC
             recipe,
             verdict_only: spec.verdict_only,
             deviations: spec.deviations,
-            style: file.style,
+            style: spec.style.unwrap_or(file.style),
             context: spec.context.unwrap_or_else(|| file.context.clone()),
             diagnostics,
             strict,
