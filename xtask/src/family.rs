@@ -708,4 +708,26 @@ mod tests {
         )
         .is_err());
     }
+
+    /// A case's own `style` replaces the file's, for that case only.
+    #[test]
+    fn a_case_style_replaces_the_file_style() {
+        let file: FamilyFile = toml::from_str(
+            "format = \"soul-md\"\nbase = \"SOUL.md\"\ninput = \"SOUL.md\"\n\
+             style = { deviations_indent_4 = true }",
+        )
+        .unwrap();
+        let case = |extra: &str| {
+            let text = format!(
+                "id = \"c\"\ndescription = \"d\"\nrules = [\"title.required\"]\n\
+                 deviations = [\"x\"]\n{extra}"
+            );
+            build_case(&file, b"# T\n", toml::from_str(&text).unwrap())
+                .unwrap()
+                .case_file
+                .render()
+        };
+        assert!(case("").contains("deviations = [\n    \"x\",\n]\n"));
+        assert!(case("style = { inline_deviations = true }").contains("deviations = [\"x\"]\n"));
+    }
 }
