@@ -481,8 +481,7 @@ fn judge_observed(
     // An operation's value is compared where the case is definite; where it is
     // implementation-defined (the value rests on a decision of this suite) only the
     // reference must give the recorded one.
-    let value_decided =
-        strictness == Strictness::Reference || expectation.verdict.is_definite();
+    let value_decided = strictness == Strictness::Reference || expectation.verdict.is_definite();
     if let Some(expected) = case.value.as_ref().filter(|_| value_decided) {
         if observation.value.as_ref() != Some(expected) {
             return Judgement::WrongValue {
