@@ -1023,7 +1023,7 @@ fn actual_verdict(record: &Record) -> Option<&str> {
 fn result_class(result: &str) -> &'static str {
     match result {
         "pass" => "res-pass",
-        "expected-failure" | "skipped" => "res-known",
+        "expected-failure" | "skipped" | "unexpected-pass" => "res-known",
         _ => "res-fail",
     }
 }

@@ -5,7 +5,8 @@
 //! ([`markdown`]), badge endpoints ([`badge`]), certificates per format and operation
 //! ([`certificate`]), the difference between two runs ([`diff`]), and, for several runs
 //! side by side ([`runs`]), a self-contained HTML page ([`html`]) and a Markdown
-//! scoreboard ([`scoreboard`]).
+//! scoreboard ([`scoreboard`]). A report directory is written all or nothing
+//! ([`staging`]).
 //!
 //! Every report shows two grades per case: the verdict's (pass or the kind of failure)
 //! and the diagnostics' ([`Grade`]).
@@ -19,6 +20,7 @@ pub mod junit;
 pub mod markdown;
 pub mod runs;
 pub mod scoreboard;
+pub mod staging;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
