@@ -1,9 +1,11 @@
-//! `soulcheck report html` in a real browser. Three fixture implementations run a small
-//! selection of the corpus (the reference in process, the reference through `soulcheck
-//! serve`, and a script that accepts everything and prints markup), their reports become
-//! one page, and headless Chromium loads it from `file://` with `?selftest`: the page's
-//! own script drives the filters and writes what was rendered into the DOM, which
-//! Chromium dumps (`--dump-dom`). The checks compare that with the reports. A screenshot
+//! `soulcheck report html` in a real browser. Four fixture runs cover a small selection of
+//! the corpus (the reference in process, the reference through `soulcheck serve`, a
+//! script that accepts everything and prints markup, and the reference in process in the
+//! strict profile), their reports become one page, and headless Chromium loads it from
+//! `file://` with `?selftest`: the page's own script drives the filters and writes what
+//! was rendered into the DOM, which Chromium dumps (`--dump-dom`). The checks compare
+//! that with the reports: the matrix cells, each filter's effect, and the details of
+//! opened cases (input, expectations per profile, each answer and the output). A screenshot
 //! lands in `target/report-html/screenshot.png`, beside the page (`report.html`).
 //!
 //! Without Chromium the browser trial is skipped (reported as ignored, with the reason),
@@ -71,7 +73,7 @@ fn make_fixture() -> Result<Fixture, String> {
     let dir = tempfile::tempdir().map_err(|error| error.to_string())?;
     let binary = env!("CARGO_BIN_EXE_soulcheck");
     let served = format!("{binary} serve");
-    let runs: [(&str, Vec<&str>); 3] = [
+    let runs: [(&str, Vec<&str>); 4] = [
         ("reference", vec![]),
         ("served", vec!["--persistent", "--validator", &served]),
         (
@@ -85,6 +87,7 @@ fn make_fixture() -> Result<Fixture, String> {
                 "1.0",
             ],
         ),
+        ("strict", vec!["--profile", "strict"]),
     ];
     let mut reports = Vec::new();
     for (name, args) in runs {
@@ -183,8 +186,9 @@ fn page_renders_in_chromium() -> Result<Completion, Failed> {
     let hostile_case = expected.failed_document_case.clone();
     let tree_case = expected.tree_case.clone();
     let rule = "soul-md.fingerprint";
+    let split_case = &expected.profile_split.0;
     let url = format!(
-        "file://{}?selftest&case={hostile_case}&case={tree_case}&rule={rule}",
+        "file://{}?selftest&case={hostile_case}&case={tree_case}&case={split_case}&rule={rule}",
         page.display()
     );
     let dom = browse(&chromium, &url, &["--dump-dom"])?;
@@ -222,6 +226,9 @@ struct Expected {
     failed_document_case: String,
     /// A bundle case (a directory input).
     tree_case: String,
+    /// A case the spec and strict profiles expect different verdicts of: its name and
+    /// the two verdicts.
+    profile_split: (String, String, String),
 }
 
 impl Expected {
@@ -261,6 +268,16 @@ impl Expected {
             validation.push(by_format);
         }
         let accept_all = &logs[2];
+        // One with a nonempty input, so the detail's input can be looked for.
+        let corpus = Corpus::embedded(&soulcheck_corpus::CASES).expect("the embedded corpus");
+        let has_text = |name: &str| {
+            corpus.cases.iter().any(|case| {
+                case.name() == name
+                    && case
+                        .input_bytes()
+                        .is_ok_and(|bytes| bytes.iter().any(|byte| !byte.is_ascii_whitespace()))
+            })
+        };
         let failed_document_case = accept_all
             .records
             .iter()
@@ -268,6 +285,7 @@ impl Expected {
                 record.result == "wrong-verdict"
                     && record.format.name() == "soul-md"
                     && record.operation == "validate"
+                    && has_text(&record.name)
             })
             .map(|record| record.name.clone())
             .expect("the accept-all fixture fails a soul-md case");
@@ -276,7 +294,26 @@ impl Expected {
             .find(|name| name.starts_with("compose-bundle/"))
             .cloned()
             .expect("a bundle case");
+        let strict = &logs[3];
+        let profile_split = logs[0]
+            .records
+            .iter()
+            .find_map(|spec| {
+                let strict = strict
+                    .records
+                    .iter()
+                    .find(|record| record.name == spec.name)?;
+                (strict.expected_verdict != spec.expected_verdict).then(|| {
+                    (
+                        spec.name.clone(),
+                        spec.expected_verdict.clone(),
+                        strict.expected_verdict.clone(),
+                    )
+                })
+            })
+            .expect("a case whose verdict the strict profile changes");
         Expected {
+            profile_split,
             names,
             formats,
             results,
@@ -347,7 +384,8 @@ fn check_rendering(
                 text.contains(&format!("{passed} of {of} passed")),
                 format!("run {run}, {format}: {text:?} lacks {passed} of {of} passed"),
             )?;
-            let status = if run < 2 {
+            // Only the accept-all fixture (run 2) is not certified.
+            let status = if run != 2 {
                 "certified"
             } else {
                 "not certified"
@@ -445,12 +483,17 @@ fn check_rendering(
         .chars()
         .take(60)
         .collect::<String>();
+    ensure(
+        !first_line.is_empty(),
+        format!("{hostile_case}: an empty input"),
+    )?;
     for needle in [
         HOSTILE,
         "onerror=\"window.soulcheckPwned=2\"",
         "</pre></details><script>window.soulcheckPwned=3</script>",
         "expected verdict reject, got accept",
         "Expected (spec profile)",
+        "Expected (strict profile)",
         first_line.as_str(),
     ] {
         ensure(
@@ -458,6 +501,18 @@ fn check_rendering(
             format!("{hostile_case}: the detail lacks {needle:?}:\n{text}"),
         )?;
     }
+    // Where the profiles disagree, the case's line shows each profile's verdict.
+    let (split_case, spec, strict) = &expected.profile_split;
+    let summary = report["details"][split_case.as_str()]["summary"]
+        .as_str()
+        .unwrap_or_default();
+    ensure(
+        summary.contains(&format!("{spec} (spec)"))
+            && summary.contains(&format!("{strict} (strict)")),
+        format!(
+            "{split_case}: the line {summary:?} does not show {spec} (spec) and {strict} (strict)"
+        ),
+    )?;
     let tree = &report["details"][tree_case];
     let tree_text = tree["text"].as_str().unwrap_or_default();
     ensure(

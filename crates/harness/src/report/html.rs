@@ -22,7 +22,7 @@ use std::path::Path;
 
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
-use soulcheck_vocabulary::Format;
+use soulcheck_vocabulary::{Format, Profile};
 
 use super::jsonl::Record;
 use super::runs::{Comparison, Run, Standing};
@@ -296,15 +296,29 @@ fn case_rows<'a>(comparison: &'a Comparison, corpus: &'a Corpus) -> Vec<CaseRow<
 fn header(out: &mut String, page: &Page) {
     let comparison = page.comparison;
     let runs = &comparison.runs;
+    // A run is an implementation in one profile and mode: one implementation may have
+    // several.
+    let implementations: BTreeSet<(&str, &str)> = runs
+        .iter()
+        .map(|run| {
+            (
+                run.implementation.name.as_str(),
+                run.implementation.version.as_str(),
+            )
+        })
+        .collect();
+    let plural = |count: usize, word: &str| {
+        if count == 1 {
+            format!("1 {word}")
+        } else {
+            format!("{count} {word}s")
+        }
+    };
     let _ = writeln!(
         out,
-        "<header><h1>soulcheck: {} {} compared</h1>",
-        runs.len(),
-        if runs.len() == 1 {
-            "implementation"
-        } else {
-            "implementations"
-        }
+        "<header><h1>soulcheck: {} of {} compared</h1>",
+        plural(runs.len(), "run"),
+        plural(implementations.len(), "implementation")
     );
     let hashes: Vec<String> = comparison
         .corpus_hashes
@@ -612,18 +626,29 @@ fn case_summary(row: &CaseRow, runs: &[Run]) -> String {
             let _ = write!(out, " data-v{index}=\"{}\"", escape(verdict));
         }
     }
-    let expected = row
-        .records
-        .iter()
-        .flatten()
-        .map(|record| record.expected_verdict.as_str())
-        .next()
-        .unwrap_or("?");
+    // What is expected, per profile among the runs: the profiles may disagree.
+    let mut by_profile: BTreeMap<Profile, &str> = BTreeMap::new();
+    for (run, record) in runs.iter().zip(&row.records) {
+        if let Some(record) = record {
+            by_profile
+                .entry(run.profile)
+                .or_insert(record.expected_verdict.as_str());
+        }
+    }
+    let verdicts: BTreeSet<&str> = by_profile.values().copied().collect();
+    let expected = if verdicts.len() > 1 {
+        by_profile
+            .iter()
+            .map(|(profile, verdict)| format!("{} <small>({profile})</small>", escape(verdict)))
+            .collect::<Vec<_>>()
+            .join("<br>")
+    } else {
+        escape(verdicts.first().copied().unwrap_or("?"))
+    };
     let _ = write!(
         out,
-        "><summary><span class=\"name\">{}</span><span class=\"expected\">{}</span>",
+        "><summary><span class=\"name\">{}</span><span class=\"expected\">{expected}</span>",
         escape(&row.name),
-        escape(expected)
     );
     for (index, record) in row.records.iter().enumerate() {
         match record {
@@ -1253,7 +1278,10 @@ const SCRIPT: &str = r#"
     for (const name of params.getAll('case')) {
       const element = open(name);
       const detail = element && element.querySelector('.detail');
-      out.details[name] = detail ? { rendered: rendered(detail), text: detail.innerText } : null;
+      out.details[name] = detail ? {
+        rendered: rendered(detail), text: detail.innerText,
+        summary: element.querySelector('summary').innerText.replace(/\s+/g, ' ').trim(),
+      } : null;
     }
     out.scripts = document.scripts.length;
     out.images = document.images.length;
