@@ -529,6 +529,7 @@ fn check_tree(
             })
             .collect(),
         value: None,
+        omitted: report.omitted,
     };
     let parsed = invariants::parse_for_pointers(&generated.bytes);
     invariants::locations(

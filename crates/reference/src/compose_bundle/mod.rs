@@ -98,7 +98,10 @@ fn check_tree(root: &Path) -> Report {
             return sink.report;
         }
     }
-    fs::walk(root, &mut sink);
+    // compose-bundle.tree.entry-limit: a tree too large to walk is checked no further.
+    if fs::walk(root, &mut sink).is_break() {
+        return sink.report;
+    }
     let manifest =
         match fs::read_json_file(root, "manifest.json", rule::MANIFEST_PRESENT, &mut sink) {
             Some(bytes) => sink.file("/manifest.json", &bytes, manifest::check),
@@ -164,9 +167,21 @@ impl Sink {
             position: None,
             span: None,
         };
-        self.report
-            .diagnostics
-            .push(Diagnostic::new(rule, location, message));
+        self.report.push(Diagnostic::new(rule, location, message));
+    }
+
+    /// Reports `rule` at the pointer and with the message `build` makes, calling it only
+    /// when the report has room (a tree walk's pointers can be long).
+    pub(crate) fn lazily(&mut self, rule: RuleId, build: impl FnOnce() -> (String, String)) {
+        self.report.add(rule, || {
+            let (pointer, message) = build();
+            let location = Location {
+                pointer: Some(pointer),
+                position: None,
+                span: None,
+            };
+            (location, message)
+        });
     }
 
     /// Checks the JSON file at `prefix` in the tree (`/manifest.json`) with `check`, whose
@@ -179,9 +194,7 @@ impl Sink {
     ) -> T {
         let mut walker = Walker::in_tree(source, &JSON_RULES, Format::ComposeBundle, prefix);
         let result = check(&mut walker);
-        self.report
-            .diagnostics
-            .append(&mut walker.report.diagnostics);
+        self.report.absorb(&mut walker.report);
         result
     }
 }
