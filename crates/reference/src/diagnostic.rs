@@ -439,7 +439,9 @@ impl Report {
     /// the offending span, then the verdict. `origin` names the input in headers.
     pub fn render(&self, source: &[u8], origin: &str) -> String {
         let renderer = Renderer::plain().term_width(100);
-        let lines = LineIndex::new(source);
+        // Indexed on the first diagnostic that has source to show: a report about the
+        // document as a whole (a size refusal) does not scan the document at all.
+        let lines = std::cell::OnceCell::new();
         let mut out = String::new();
         for diagnostic in &self.diagnostics {
             let level = match diagnostic.severity {
@@ -450,7 +452,14 @@ impl Report {
                 .primary_title(diagnostic.message.as_str())
                 .id(diagnostic.rule.id);
             let where_ = describe_location(&diagnostic.location);
-            let text = match excerpt(source, &lines, diagnostic.location.span) {
+            let shown = diagnostic.location.span.and_then(|span| {
+                excerpt(
+                    source,
+                    lines.get_or_init(|| LineIndex::new(source)),
+                    Some(span),
+                )
+            });
+            let text = match shown {
                 Some(excerpt) => {
                     let snippet = Snippet::source(excerpt.text)
                         .line_start(excerpt.first_line)

@@ -33,8 +33,8 @@
 //!   [`diagnostic::MAX_EXCERPT_BYTES`] (4 KiB) and nothing longer is scanned, so text
 //!   output is at most about 13 KiB per kept diagnostic plus its pointer and message.
 //! - **Tree walks stop at [`MAX_TREE_ENTRIES`] (10,000) entries**: a bundle or skill
-//!   directory holding more gets one error (`compose-bundle.tree.entry-limit`,
-//!   `skill-package.limit.entries`) and is not checked further.
+//!   directory holding more gets one error of its `<format>.report.truncated` rule and is
+//!   not checked further.
 //!
 //! `crates/reference/tests/bounds.rs` reproduces each attack these answer and asserts the
 //! bound on counted allocation, output and time; `crates/cli/tests/bounded_reads.rs` does

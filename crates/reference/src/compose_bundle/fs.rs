@@ -19,10 +19,10 @@ use super::{is_portable_segment, voice, Sink, MAX_JSON_BYTES};
 /// compose-bundle.tree.entry-kind and compose-bundle.tree.portable-name: walks the whole
 /// tree, depth first in name order, judging each entry by its own type (a symlink is a
 /// symlink, wherever it points). An entry's pointer and message are built only when the
-/// report has room for them. Breaks at compose-bundle.tree.entry-limit.
+/// report has room for them. Breaks past [`MAX_TREE_ENTRIES`] entries.
 pub(crate) fn walk(root: &Path, sink: &mut Sink) -> ControlFlow<()> {
     let mut stack = vec![(root.to_path_buf(), String::new())];
-    // Entries left before compose-bundle.tree.entry-limit.
+    // Entries left before the walk stops.
     let mut left = MAX_TREE_ENTRIES;
     while let Some((dir, pointer)) = stack.pop() {
         let listing = match std::fs::read_dir(&dir) {
@@ -45,9 +45,10 @@ pub(crate) fn walk(root: &Path, sink: &mut Sink) -> ControlFlow<()> {
             .map(|entry| (entry.file_name(), entry.file_type()))
             .collect();
         if entries.len() > left {
-            // compose-bundle.tree.entry-limit (decision: a walk is bounded).
-            sink.at(
-                rule::TREE_ENTRY_LIMIT,
+            // compose-bundle.report.truncated, as an error (decision: a walk is bounded,
+            // and a tree not walked cannot be accepted).
+            sink.error(
+                rule::REPORT_TRUNCATED,
                 String::new(),
                 format!(
                     "the bundle holds more than {MAX_TREE_ENTRIES} entries; it is not checked further"

@@ -25,7 +25,7 @@ mod voice;
 use std::path::Path;
 
 use crate::diagnostic::rules::compose_bundle as rule;
-use crate::diagnostic::{Diagnostic, Format, Location, Report, RuleId, Span};
+use crate::diagnostic::{Diagnostic, Format, Location, Report, RuleId, Severity, Span};
 use crate::json::walk::{JsonRules, Walker};
 use crate::json::{self, pointer_join, Limits, Node, ReadRules};
 use crate::{Context, Input, Unsupported};
@@ -98,7 +98,7 @@ fn check_tree(root: &Path) -> Report {
             return sink.report;
         }
     }
-    // compose-bundle.tree.entry-limit: a tree too large to walk is checked no further.
+    // A tree too large to walk is checked no further (compose-bundle.report.truncated).
     if fs::walk(root, &mut sink).is_break() {
         return sink.report;
     }
@@ -168,6 +168,17 @@ impl Sink {
             span: None,
         };
         self.report.push(Diagnostic::new(rule, location, message));
+    }
+
+    /// Reports `rule` at `pointer` as an error whatever the rule's default severity.
+    pub(crate) fn error(&mut self, rule: RuleId, pointer: String, message: impl Into<String>) {
+        let location = Location {
+            pointer: Some(pointer),
+            position: None,
+            span: None,
+        };
+        self.report
+            .push(Diagnostic::new(rule, location, message).with_severity(Severity::Error));
     }
 
     /// Reports `rule` at the pointer and with the message `build` makes, calling it only

@@ -12,7 +12,7 @@
 //! which is enough to report the limits exactly.
 //!
 //! The walk is bounded too: past [`MAX_TREE_ENTRIES`] entries it stops, and the directory
-//! gets `skill-package.limit.entries` and nothing else is checked. A file's diagnostics,
+//! gets one error of `skill-package.report.truncated` and nothing else is checked. A file's diagnostics,
 //! whose messages name its path, are built only when the report has room for them.
 
 use std::fs::{self, File, Metadata};
@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use super::{head, paths, PackageFile, Place, HEAD_PATH, MAX_FILE_BYTES, MAX_TOTAL_BYTES};
 use crate::diagnostic::rules::skill_package as rule;
-use crate::diagnostic::{Diagnostic, Format, Location, Position, Report};
+use crate::diagnostic::{Diagnostic, Format, Location, Position, Report, Severity};
 use crate::MAX_TREE_ENTRIES;
 
 /// An entry found below the directory that becomes a package file.
@@ -61,14 +61,16 @@ pub fn check(root: &Path) -> Report {
     let mut report = Report::new(Format::SkillPackage);
     let mut files = Vec::new();
     if walk(root, &mut files, &mut report.diagnostics).is_break() {
-        // skill-package.limit.entries (decision: a walk is bounded).
-        report.push(Diagnostic::new(
-            rule::LIMIT_ENTRIES,
+        // skill-package.report.truncated, as an error (decision: a walk is bounded, and a
+        // directory not walked cannot be accepted).
+        let diagnostic = Diagnostic::new(
+            rule::REPORT_TRUNCATED,
             at_pointer("/files".to_owned()),
             format!(
                 "the directory holds more than {MAX_TREE_ENTRIES} entries; it is not checked further"
             ),
-        ));
+        );
+        report.push(diagnostic.with_severity(Severity::Error));
         return report;
     }
     files.sort_by(|a, b| a.relative.cmp(&b.relative));
@@ -219,7 +221,7 @@ fn walk(root: &Path, files: &mut Vec<TreeFile>, out: &mut Vec<Diagnostic>) -> Co
             return ControlFlow::Continue(());
         }
     }
-    // Entries left before skill-package.limit.entries.
+    // Entries left before the walk stops.
     let mut left = MAX_TREE_ENTRIES;
     let mut pending = vec![(root.to_path_buf(), String::new(), true)];
     while let Some((dir, prefix, utf8_prefix)) = pending.pop() {
