@@ -60,7 +60,8 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     let context = context(&args)?;
     let origin = args.path.display().to_string();
     // Looked at without opening it: a FIFO is not waited on here.
-    let metadata = std::fs::metadata(&args.path).with_context(|| format!("cannot read {origin}"))?;
+    let metadata =
+        std::fs::metadata(&args.path).with_context(|| format!("cannot read {origin}"))?;
     let (report, source) = if metadata.is_dir() {
         let report =
             soulcheck_reference::check(format, &args.operation, Input::Tree(&args.path), &context)?;

@@ -88,7 +88,11 @@ fn a_huge_file_is_refused_unread() {
     let report = String::from_utf8_lossy(&output.stdout);
     assert!(report.contains("soul-kit.size.max"), "{report}");
     assert!(report.contains("1073741824"), "{report}");
-    assert!(output.stdout.len() < 1024, "{} bytes out", output.stdout.len());
+    assert!(
+        output.stdout.len() < 1024,
+        "{} bytes out",
+        output.stdout.len()
+    );
     eprintln!("1 GiB sparse kit: {elapsed:?}");
 }
 
@@ -186,6 +190,10 @@ fn a_huge_soul_md_is_refused_unread() {
     assert_eq!(output.status.code(), Some(1));
     let report = String::from_utf8_lossy(&output.stdout);
     assert!(report.contains("soul-md.size.max"), "{report}");
-    assert!(output.stdout.len() < 1024, "{} bytes out", output.stdout.len());
+    assert!(
+        output.stdout.len() < 1024,
+        "{} bytes out",
+        output.stdout.len()
+    );
     eprintln!("64 MiB SOUL.md: {elapsed:?}");
 }

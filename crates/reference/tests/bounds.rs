@@ -112,7 +112,10 @@ fn assert_bounded(what: &str, size: usize, measured: &Measured) {
         measured.elapsed
     );
     // The report keeps its own bounds: 100 diagnostics and the notice at most.
-    assert!(measured.report.diagnostics.len() <= MAX_DIAGNOSTICS + 1, "{what}");
+    assert!(
+        measured.report.diagnostics.len() <= MAX_DIAGNOSTICS + 1,
+        "{what}"
+    );
 }
 
 /// The report was cut: it ends with the format's notice, rejects, and the diagnostics it
@@ -162,7 +165,12 @@ fn duplicates_under_a_long_key_cost_the_input_once() {
             65_536,
             "soulacy-sidecar",
         ),
-        (Format::SkillPackage, "package.json", 262_144, "skill-package"),
+        (
+            Format::SkillPackage,
+            "package.json",
+            262_144,
+            "skill-package",
+        ),
         (
             Format::ComposeBundle,
             "manifest.json",
