@@ -2,8 +2,10 @@
 //! generated file and its committed copy can be compared byte for byte.
 //!
 //! The style: the top-level keys in a fixed order, arrays of rules on one line,
-//! deviations one per line with a trailing comma, and a blank line before each
-//! `[[diagnostic]]` table. Strings are basic strings with only the escapes TOML needs.
+//! deviations one per line with a trailing comma, a blank line before each
+//! `[[diagnostic]]` table, and the strict profile's `[strict]` table (with its
+//! `[[strict.diagnostic]]` tables) last. Strings are basic strings with only the escapes
+//! TOML needs.
 
 /// The content of one `case.toml`.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,6 +31,17 @@ pub struct CaseFile {
     /// The recipe building a large input.
     pub recipe: Option<Recipe>,
     /// Expected diagnostics, in order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// What the strict profile expects instead, where it differs.
+    pub strict: Option<Strict>,
+}
+
+/// A `[strict]` table: the strict profile's definite verdict and diagnostics.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Strict {
+    /// `accept`, `accept-with-warnings` or `reject`.
+    pub verdict: String,
+    /// Expected diagnostics, in order, written as `[[strict.diagnostic]]` tables.
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -78,6 +91,8 @@ pub struct Diagnostic {
     pub column: Option<u32>,
     /// `warning` when not the default error.
     pub severity: Option<String>,
+    /// Another validator may report it or not; the reference reports it.
+    pub optional: bool,
 }
 
 impl CaseFile {
@@ -133,22 +148,40 @@ impl CaseFile {
             out += &format!("output = {}\n", quote(&recipe.output));
         }
         for diagnostic in &self.diagnostics {
-            out += "\n[[diagnostic]]\n";
-            out += &format!("rule = {}\n", quote(&diagnostic.rule));
-            if let Some(pointer) = &diagnostic.pointer {
-                out += &format!("pointer = {}\n", quote(pointer));
-            }
-            if let Some(line) = diagnostic.line {
-                out += &format!("line = {line}\n");
-            }
-            if let Some(column) = diagnostic.column {
-                out += &format!("column = {column}\n");
-            }
-            if let Some(severity) = &diagnostic.severity {
-                out += &format!("severity = {}\n", quote(severity));
+            diagnostic.render("diagnostic", &mut out);
+        }
+        if let Some(strict) = &self.strict {
+            out += "\n[strict]\n";
+            out += &format!("verdict = {}\n", quote(&strict.verdict));
+            for diagnostic in &strict.diagnostics {
+                diagnostic.render("strict.diagnostic", &mut out);
             }
         }
         out
+    }
+}
+
+impl Diagnostic {
+    /// Appends the diagnostic as an array-of-tables entry named `table`, after a blank
+    /// line.
+    fn render(&self, table: &str, out: &mut String) {
+        *out += &format!("\n[[{table}]]\n");
+        *out += &format!("rule = {}\n", quote(&self.rule));
+        if let Some(pointer) = &self.pointer {
+            *out += &format!("pointer = {}\n", quote(pointer));
+        }
+        if let Some(line) = self.line {
+            *out += &format!("line = {line}\n");
+        }
+        if let Some(column) = self.column {
+            *out += &format!("column = {column}\n");
+        }
+        if let Some(severity) = &self.severity {
+            *out += &format!("severity = {}\n", quote(severity));
+        }
+        if self.optional {
+            *out += "optional = true\n";
+        }
     }
 }
 
@@ -215,7 +248,9 @@ mod tests {
                 line: None,
                 column: None,
                 severity: None,
+                optional: false,
             }],
+            strict: None,
         };
         assert_eq!(
             file.render(),
@@ -228,5 +263,58 @@ mod tests {
              rule = \"soul-kit.string.control\"\n\
              pointer = \"/summary\"\n"
         );
+    }
+
+    #[test]
+    fn optional_diagnostics_and_the_strict_table_render_last() {
+        let diagnostic = |rule: &str, optional| Diagnostic {
+            rule: rule.to_owned(),
+            pointer: Some("/summary".to_owned()),
+            line: None,
+            column: None,
+            severity: None,
+            optional,
+        };
+        let file = CaseFile {
+            description: "summary holds U+0080".to_owned(),
+            rules: vec!["soul-kit.string.control".to_owned()],
+            verdict: "implementation-defined".to_owned(),
+            reference: Some("reject".to_owned()),
+            input: Some("input.soulkit.json".to_owned()),
+            verdict_only: false,
+            deviations: vec![],
+            style: Style::default(),
+            context: toml::Table::new(),
+            recipe: None,
+            diagnostics: vec![
+                diagnostic("soul-kit.string.control", false),
+                diagnostic("soul-kit.string.marker", true),
+            ],
+            strict: Some(Strict {
+                verdict: "reject".to_owned(),
+                diagnostics: vec![diagnostic("soul-kit.string.c1-control", false)],
+            }),
+        };
+        let text = file.render();
+        assert!(
+            text.ends_with(
+                "[[diagnostic]]\n\
+             rule = \"soul-kit.string.marker\"\n\
+             pointer = \"/summary\"\n\
+             optional = true\n\
+             \n\
+             [strict]\n\
+             verdict = \"reject\"\n\
+             \n\
+             [[strict.diagnostic]]\n\
+             rule = \"soul-kit.string.c1-control\"\n\
+             pointer = \"/summary\"\n"
+            ),
+            "{text}"
+        );
+        // What the harness reads back: the strict table and the optional flag.
+        let parsed: toml::Table = toml::from_str(&text).expect("valid TOML");
+        assert_eq!(parsed["strict"]["verdict"].as_str(), Some("reject"));
+        assert_eq!(parsed["diagnostic"][1]["optional"].as_bool(), Some(true));
     }
 }

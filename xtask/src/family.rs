@@ -14,7 +14,7 @@ use serde::Deserialize;
 use soulcheck_harness::corpus::is_valid_case_id;
 use toml::{Table, Value};
 
-use crate::case_file::{CaseFile, Diagnostic, Recipe, Style};
+use crate::case_file::{CaseFile, Diagnostic, Recipe, Strict, Style};
 use crate::document::{self, Layout, Pointer};
 use crate::edit::{self, Edit, EditSpec};
 
@@ -107,10 +107,15 @@ struct CaseSpec {
     context: Option<Table>,
     /// Expected diagnostics: `rule`, `rule@/pointer`, `rule@` (the root), `rule@line:column`
     /// or `rule@-` (no location); a pointer may be followed by ` line:column` (a position
-    /// inside the string it names), and any of them by ` warning`. A bare `rule` is
-    /// located at the pointer of the case's only tree edit.
+    /// inside the string it names), and any of them by ` warning`, then by ` optional` (a
+    /// diagnostic other validators may leave out; the reference reports it). A bare `rule`
+    /// is located at the pointer of the case's only tree edit.
     #[serde(default)]
     expect: Vec<String>,
+    /// What the strict profile expects where it differs from the spec profile: the
+    /// case.toml's `[strict]` table.
+    #[serde(default)]
+    strict: Option<StrictSpec>,
     /// Further edits, applied after the one written in the case's own keys.
     #[serde(default)]
     edits: Vec<EditSpec>,
@@ -122,6 +127,11 @@ struct CaseSpec {
     /// template (holding the placeholder), and `case.toml` gets a `[recipe]` table.
     #[serde(default)]
     recipe: Option<RecipeSpec>,
+    /// The layout of this case's `case.toml` where it differs from the file's `style`
+    /// (a reviewed case written differently from the rest of its format); replaces it
+    /// whole.
+    #[serde(default)]
+    style: Option<Style>,
 }
 
 /// A `[recipe]` as a family file writes it; the output is the family's input name.
@@ -137,6 +147,17 @@ struct RecipeSpec {
     total_bytes: Option<usize>,
 }
 
+/// A `[strict]` table as a family file writes it: `{ expect = [...] }`, with `verdict`
+/// following from `expect` as a case's own does (it cannot be implementation-defined).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StrictSpec {
+    #[serde(default)]
+    verdict: Option<String>,
+    #[serde(default)]
+    expect: Vec<String>,
+}
+
 /// The keys of [`CaseSpec`]; every other key of a case table belongs to its first edit.
 const CASE_KEYS: &[&str] = &[
     "id",
@@ -148,9 +169,11 @@ const CASE_KEYS: &[&str] = &[
     "deviations",
     "context",
     "expect",
+    "strict",
     "edits",
     "layout",
     "recipe",
+    "style",
 ];
 
 /// A layout as a family file writes it.
@@ -423,14 +446,36 @@ fn build_case(file: &FamilyFile, base: &[u8], mut table: Table) -> Result<BuiltC
         .iter()
         .map(|written| parse_expectation(written, &file.format, default_pointer))
         .collect::<Result<Vec<Diagnostic>, String>>()?;
+    let strict = match &spec.strict {
+        Some(strict) => {
+            let diagnostics = strict
+                .expect
+                .iter()
+                .map(|written| parse_expectation(written, &file.format, default_pointer))
+                .collect::<Result<Vec<Diagnostic>, String>>()?;
+            let verdict = match &strict.verdict {
+                Some(verdict) => verdict.clone(),
+                None => verdict_of(&diagnostics).ok_or(
+                    "the strict expectation holds only optional diagnostics or optional errors: give its `verdict`",
+                )?,
+            };
+            Some(Strict {
+                verdict,
+                diagnostics,
+            })
+        }
+        None => None,
+    };
     let rules = match &spec.rules {
         Some(rules) => rules
             .iter()
             .map(|rule| qualify(rule, &file.format))
             .collect(),
         None => {
+            // The rules of the expected diagnostics, the strict profile's last.
             let mut rules: Vec<String> = Vec::new();
-            for diagnostic in &diagnostics {
+            let strict_diagnostics = strict.iter().flat_map(|strict| &strict.diagnostics);
+            for diagnostic in diagnostics.iter().chain(strict_diagnostics) {
                 if !rules.contains(&diagnostic.rule) {
                     rules.push(diagnostic.rule.clone());
                 }
@@ -444,9 +489,9 @@ fn build_case(file: &FamilyFile, base: &[u8], mut table: Table) -> Result<BuiltC
     let verdict = match (&spec.verdict, &spec.reference) {
         (Some(verdict), _) => verdict.clone(),
         (None, Some(_)) => "implementation-defined".to_owned(),
-        (None, None) if diagnostics.iter().any(|d| d.severity.is_none()) => "reject".to_owned(),
-        (None, None) if diagnostics.is_empty() => "accept".to_owned(),
-        (None, None) => "accept-with-warnings".to_owned(),
+        (None, None) => verdict_of(&diagnostics).ok_or(
+            "the case expects only optional diagnostics or optional errors: give its `verdict` or `reference`",
+        )?,
     };
     Ok(BuiltCase {
         id: spec.id,
@@ -463,12 +508,34 @@ fn build_case(file: &FamilyFile, base: &[u8], mut table: Table) -> Result<BuiltC
             recipe,
             verdict_only: spec.verdict_only,
             deviations: spec.deviations,
-            style: file.style,
+            style: spec.style.unwrap_or(file.style),
             context: spec.context.unwrap_or_else(|| file.context.clone()),
             diagnostics,
+            strict,
         },
         rewrites_base: layout.is_some() || edits.iter().any(|edit| !edit.is_text()),
     })
+}
+
+/// The definite verdict that expected diagnostics imply: `reject` when one that is not
+/// optional is an error, `accept` when there are none, `accept-with-warnings` when they
+/// are warnings and one is required; `None` otherwise (only optional errors, or only
+/// optional diagnostics), where no definite verdict follows.
+fn verdict_of(diagnostics: &[Diagnostic]) -> Option<String> {
+    let (optional, required): (Vec<&Diagnostic>, Vec<&Diagnostic>) = diagnostics
+        .iter()
+        .partition(|diagnostic| diagnostic.optional);
+    let is_error = |diagnostic: &&Diagnostic| diagnostic.severity.is_none();
+    let verdict = if required.iter().any(is_error) {
+        "reject"
+    } else if diagnostics.is_empty() {
+        "accept"
+    } else if required.is_empty() || optional.iter().any(is_error) {
+        return None;
+    } else {
+        "accept-with-warnings"
+    };
+    Some(verdict.to_owned())
 }
 
 /// Prefixes a rule ID with its format unless it already is.
@@ -480,15 +547,19 @@ fn qualify(rule: &str, format: &str) -> String {
     }
 }
 
-/// Reads `rule[@location][ line:column][ warning]` (see [`CaseSpec::expect`]).
+/// Reads `rule[@location][ line:column][ warning][ optional]` (see [`CaseSpec::expect`]).
 fn parse_expectation(
     written: &str,
     format: &str,
     default_pointer: Option<&Pointer>,
 ) -> Result<Diagnostic, String> {
-    let (rest, severity) = match written.strip_suffix(" warning") {
+    let (rest, optional) = match written.strip_suffix(" optional") {
+        Some(rest) => (rest, true),
+        None => (written, false),
+    };
+    let (rest, severity) = match rest.strip_suffix(" warning") {
         Some(rest) => (rest, Some("warning".to_owned())),
-        None => (written, None),
+        None => (rest, None),
     };
     let (rest, position) = match rest
         .rsplit_once(' ')
@@ -507,6 +578,7 @@ fn parse_expectation(
         line: None,
         column: None,
         severity,
+        optional,
     };
     match location {
         None => {
@@ -589,8 +661,73 @@ mod tests {
         assert_eq!((inside.line, inside.column), (Some(1), Some(1)));
         assert_eq!(inside.severity.as_deref(), Some("warning"));
         assert_eq!(inside.rule, "soul-kit.head.bom");
+        let optional = parse("string.marker@/SOULWARE:DEFAULT warning optional");
+        assert_eq!(optional.pointer.as_deref(), Some("/SOULWARE:DEFAULT"));
+        assert_eq!(optional.severity.as_deref(), Some("warning"));
+        assert!(optional.optional && !parse("string.marker").optional);
+        let bare = parse("string.marker optional");
+        assert_eq!(bare.rule, "soul-kit.string.marker");
+        assert_eq!(bare.pointer.as_deref(), Some("/summary"));
+        assert!(bare.optional && bare.severity.is_none());
         let nowhere = parse("size.max@-");
         assert_eq!((nowhere.pointer, nowhere.line), (None, None));
         assert!(parse_expectation("size.max", "soul-kit", None).is_err());
+    }
+
+    /// A case with an optional diagnostic and a strict expectation: the spec verdict and
+    /// the rules follow from both lists, the strict verdict from its own.
+    #[test]
+    fn optional_diagnostics_and_strict_expectations() {
+        let file: FamilyFile = toml::from_str(
+            "format = \"soul-kit\"\nbase = \"base.json\"\ninput = \"input.soulkit.json\"",
+        )
+        .unwrap();
+        let base = b"{\n  \"summary\": \"x\"\n}\n";
+        let case = |text: &str| build_case(&file, base, toml::from_str(text).unwrap());
+        let built = case(
+            "id = \"c\"\ndescription = \"d\"\nat = \"/summary\"\nvalue = '\"y\"'\n\
+             reference = \"accept\"\nstrict = { expect = [\"string.c1-control\"] }",
+        )
+        .unwrap();
+        let strict = built.case_file.strict.as_ref().unwrap();
+        assert_eq!(strict.verdict, "reject");
+        assert_eq!(strict.diagnostics[0].pointer.as_deref(), Some("/summary"));
+        assert_eq!(built.case_file.rules, ["soul-kit.string.c1-control"]);
+        assert_eq!(built.case_file.verdict, "implementation-defined");
+
+        let built = case(
+            "id = \"c\"\ndescription = \"d\"\nadd = \"/k\"\nvalue = '1'\n\
+             expect = [\"object.unknown-key\", \"string.marker optional\"]",
+        )
+        .unwrap();
+        assert_eq!(built.case_file.verdict, "reject");
+        assert!(built.case_file.diagnostics[1].optional);
+        assert!(case(
+            "id = \"c\"\ndescription = \"d\"\nadd = \"/k\"\nvalue = '1'\n\
+             expect = [\"string.marker optional\"]",
+        )
+        .is_err());
+    }
+
+    /// A case's own `style` replaces the file's, for that case only.
+    #[test]
+    fn a_case_style_replaces_the_file_style() {
+        let file: FamilyFile = toml::from_str(
+            "format = \"soul-md\"\nbase = \"SOUL.md\"\ninput = \"SOUL.md\"\n\
+             style = { deviations_indent_4 = true }",
+        )
+        .unwrap();
+        let case = |extra: &str| {
+            let text = format!(
+                "id = \"c\"\ndescription = \"d\"\nrules = [\"title.required\"]\n\
+                 deviations = [\"x\"]\n{extra}"
+            );
+            build_case(&file, b"# T\n", toml::from_str(&text).unwrap())
+                .unwrap()
+                .case_file
+                .render()
+        };
+        assert!(case("").contains("deviations = [\n    \"x\",\n]\n"));
+        assert!(case("style = { inline_deviations = true }").contains("deviations = [\"x\"]\n"));
     }
 }

@@ -6,24 +6,33 @@
 //!   the text and pulling every CommonMark event from it. A Soulacy package also gets
 //!   `serde_json_value_and_digests`, the naive importer that checks the files' SHA-256
 //!   digests as the reference must. Directory inputs (a skill directory, a compose bundle)
-//!   get baselines that read the same files from disk.
+//!   get baselines that read the same files from disk;
+//! - `jsonschema_iter_errors` and `jsonschema_is_valid`: the competitor a Rust user would
+//!   pick, jsonschema-rs with our own schemas after `serde_json::from_slice`, collecting
+//!   every error or only deciding (see `competitors`), on every JSON input at or under its
+//!   limit (a schema cannot see a size limit, so not on the inputs over one).
 //!
 //! Every input is generated once, in code, before its group runs (see `inputs`), and the
-//! reference's verdict on it is checked then, so each group times the path it names.
-//! Groups:
-//! - Soul Kit at exactly 262144 bytes and one byte over, in ASCII, raw multi-byte and
-//!   escaped text;
+//! reference's verdict on it (and the schema's, where a schema competes) is checked then,
+//! so each group times the path it names. Groups:
+//! - Soul Kit: the largest content a valid kit holds (every string at its bound, every
+//!   count at its maximum, no padding), the same kit padded with spaces to exactly 262144
+//!   bytes and one byte over, each in ASCII, raw multi-byte and `\u`-escaped text; and a
+//!   kit of 262144 bytes wrong in every field, with hundreds of diagnostics;
 //! - skill package envelopes with one file of exactly 256 KiB and with 1 MiB of content in
-//!   total across many files, ASCII and multi-byte, each one byte over too; the 1 MiB
-//!   package as a directory;
+//!   total across many files (the content limits: nothing is padded), ASCII, multi-byte
+//!   and `\u`-escaped, the first two one byte over too; the 1 MiB package as a directory;
 //! - SOUL.md at the recommended 4,000-token ceiling and at 1 MiB;
-//! - a realistic large Soulacy package and compose bundle;
+//! - a realistic large Soulacy package, and the largest content a valid one holds (4 MiB
+//!   of manifest and inline files), raw and `\u`-escaped;
+//! - a realistic large compose bundle, and one whose manifest is 1 MiB of content list;
 //! - oversize rejection, one byte over each hard limit and at 64 MiB;
 //! - documents at a limit shaped to expose costs that grow faster than the input (the
 //!   widest object, repeated keys, the longest array, the most files).
 //!
 //! Run `cargo bench --bench limits`; the ratio table is printed at the end.
 
+mod competitors;
 mod inputs;
 mod support;
 
@@ -36,6 +45,7 @@ use sha2::{Digest, Sha256};
 use soulcheck_reference::diagnostic::rules;
 use soulcheck_reference::{check, Context, Format, Input, Report, Verdict};
 
+use competitors::Schemas;
 use inputs::Text;
 use support::Ratio;
 
@@ -45,9 +55,23 @@ const MIB: usize = 1024 * 1024;
 /// The oversize input every format is also timed at.
 const HUGE: usize = 64 * MIB;
 
+/// The reference's first-error mode: the verdict alone, stopping at the first error, as
+/// `jsonschema_is_valid` does. The reference has no such entry point (it always collects
+/// every diagnostic), so this is `None` and no group times one. When it gains one, naming
+/// it here makes every document group with a schema competitor also time
+/// `reference_first_error` and print the ratio `reference_first_error /
+/// jsonschema_is_valid`.
+const REFERENCE_FIRST_ERROR: Option<FirstError> = None;
+
+/// A first-error check: the format, the document's file name and bytes; true when valid.
+type FirstError = fn(Format, &str, &[u8]) -> bool;
+
+/// The bench name of jsonschema-rs's verdict-only mode, the first-error mode's competitor.
+const IS_VALID: &str = "jsonschema_is_valid";
+
 /// A second baseline for a document.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Baseline {
+#[derive(Clone, Copy)]
+enum Baseline<'s> {
     /// `serde_json::from_slice::<serde_json::Value>`.
     SerdeJson,
     /// `std::str::from_utf8` then every `pulldown_cmark` event.
@@ -56,15 +80,41 @@ enum Baseline {
     /// `files[].text` compared with its `sha256`: a naive importer that honours the
     /// package's digests, which the reference checks too.
     SerdeJsonDigests,
+    /// `serde_json::from_slice`, then every error of jsonschema-rs with the format's
+    /// schema collected.
+    JsonSchemaIterErrors(&'s jsonschema::Validator),
+    /// `serde_json::from_slice`, then jsonschema-rs's verdict alone.
+    JsonSchemaIsValid(&'s jsonschema::Validator),
 }
 
-impl Baseline {
+impl<'s> Baseline<'s> {
     fn name(self) -> &'static str {
         match self {
             Baseline::SerdeJson => "serde_json_value",
             Baseline::PulldownCmark => "pulldown_cmark",
             Baseline::SerdeJsonDigests => "serde_json_value_and_digests",
+            Baseline::JsonSchemaIterErrors(_) => "jsonschema_iter_errors",
+            Baseline::JsonSchemaIsValid(_) => IS_VALID,
         }
+    }
+
+    /// The baselines of a JSON document at or under its limit: `serde_json_value`, then
+    /// the two jsonschema-rs modes with `format`'s schema, after checking that the schema
+    /// decides `bytes` as `valid` says.
+    fn json(
+        schemas: &'s Schemas,
+        format: Format,
+        bytes: &[u8],
+        valid: bool,
+        what: &str,
+    ) -> Vec<Baseline<'s>> {
+        let validator = schemas.of(format);
+        competitors::expect(validator, bytes, valid, what);
+        vec![
+            Baseline::SerdeJson,
+            Baseline::JsonSchemaIterErrors(validator),
+            Baseline::JsonSchemaIsValid(validator),
+        ]
     }
 
     /// Runs the baseline; results go through `black_box` so nothing is optimised out.
@@ -95,6 +145,12 @@ impl Baseline {
                     })
                     .count();
                 black_box(matching);
+            }
+            Baseline::JsonSchemaIterErrors(validator) => {
+                black_box(competitors::iter_errors(validator, bytes));
+            }
+            Baseline::JsonSchemaIsValid(validator) => {
+                black_box(competitors::is_valid(validator, bytes));
             }
         }
     }
@@ -127,6 +183,8 @@ struct Subject<'a> {
     /// Bytes of input, for `Throughput::Bytes`.
     bytes: usize,
     reference: Work<'a>,
+    /// The reference's first-error mode (see `REFERENCE_FIRST_ERROR`), where it competes.
+    first_error: Option<Work<'a>>,
     /// Named baselines, in the order they run.
     baselines: Vec<(&'static str, Work<'a>)>,
 }
@@ -138,14 +196,26 @@ impl<'a> Subject<'a> {
         format: Format,
         name: &'a str,
         bytes: &'a [u8],
-        baselines: &[Baseline],
+        baselines: &[Baseline<'a>],
     ) -> Subject<'a> {
+        let schema_competes = baselines
+            .iter()
+            .any(|baseline| matches!(baseline, Baseline::JsonSchemaIsValid(_)));
+        let first_error =
+            REFERENCE_FIRST_ERROR
+                .filter(|_| schema_competes)
+                .map(|first_error| -> Work<'a> {
+                    Box::new(move || {
+                        black_box(first_error(format, name, black_box(bytes)));
+                    })
+                });
         let mut subject = Subject {
             group,
             bytes: bytes.len(),
             reference: Box::new(move || {
                 black_box(validate(format, name, black_box(bytes)));
             }),
+            first_error,
             baselines: vec![(
                 "from_utf8",
                 Box::new(move || {
@@ -170,6 +240,9 @@ impl<'a> Subject<'a> {
             group.sampling_mode(SamplingMode::Flat).sample_size(20);
         }
         group.bench_function("reference", |b| b.iter(|| (self.reference)()));
+        if let Some(first_error) = &self.first_error {
+            group.bench_function("reference_first_error", |b| b.iter(first_error));
+        }
         for (name, work) in &self.baselines {
             group.bench_function(*name, |b| b.iter(work));
         }
@@ -180,6 +253,17 @@ impl<'a> Subject<'a> {
                 &self.group,
                 "reference",
                 name,
+            ));
+        }
+        if self.first_error.is_some() {
+            ratios.push(Ratio::within(
+                format!(
+                    "{} ({} bytes): reference_first_error / {IS_VALID}",
+                    self.group, self.bytes
+                ),
+                &self.group,
+                "reference_first_error",
+                IS_VALID,
             ));
         }
     }
@@ -193,28 +277,112 @@ fn expect(report: &Report, verdict: Verdict, rules: &[&str], what: &str) {
     assert_eq!(found, rules, "{what}");
 }
 
-fn soul_kit(criterion: &mut Criterion, ratios: &mut Vec<Ratio>) {
+/// Asserts that the reference rejects an input meant to be wrong everywhere with at least
+/// `at_least` diagnostics, of exactly the rules listed (in any order and number), so the
+/// group times the collection of many errors and not an early stop such as a syntax
+/// error.
+fn expect_many(report: &Report, at_least: usize, rules: &[&str], what: &str) {
+    let mut found: Vec<&str> = report.diagnostics.iter().map(|d| d.rule.id).collect();
+    assert_eq!(report.verdict(), Verdict::Reject, "{what}");
+    assert!(
+        found.len() >= at_least,
+        "{what}: {} diagnostics, fewer than {at_least}",
+        found.len()
+    );
+    found.sort_unstable();
+    found.dedup();
+    let mut expected = rules.to_vec();
+    expected.sort_unstable();
+    assert_eq!(found, expected, "{what}: the rules reported");
+}
+
+/// The Soul Kit: the largest content a valid kit holds, as it is (where the work is) and
+/// padded with spaces to the byte limit (where whitespace skipping dominates), one byte
+/// over the limit, and a kit at the limit with hundreds of diagnostics.
+fn soul_kit(criterion: &mut Criterion, ratios: &mut Vec<Ratio>, schemas: &Schemas) {
     let limit = soulcheck_reference::soul_kit::MAX_BYTES;
+    let name = "kit.soulkit.json";
     for style in [Text::Ascii, Text::Multibyte, Text::Escaped] {
+        let content = inputs::soul_kit_content(style);
+        let report = validate(Format::SoulKit, name, &content);
+        expect(&report, Verdict::Accept, &[], "kit content");
+        let baselines = Baseline::json(schemas, Format::SoulKit, &content, true, "kit content");
+        Subject::document(
+            format!("soul-kit-content-{}-{}", style.name(), content.len()),
+            Format::SoulKit,
+            name,
+            &content,
+            &baselines,
+        )
+        .compare(criterion, ratios);
         for total in [limit, limit + 1] {
             let bytes = inputs::soul_kit(style, total);
-            let report = validate(Format::SoulKit, "kit.soulkit.json", &bytes);
-            if total > limit {
+            let report = validate(Format::SoulKit, name, &bytes);
+            // One byte over, the reference rejects on the size alone, which a schema cannot
+            // see: only the parsing baselines compete there.
+            let baselines = if total > limit {
                 let size = [rules::soul_kit::SIZE_MAX.id];
                 expect(&report, Verdict::Reject, &size, "kit over the limit");
+                vec![Baseline::SerdeJson]
             } else {
                 expect(&report, Verdict::Accept, &[], "kit at the limit");
-            }
+                Baseline::json(schemas, Format::SoulKit, &bytes, true, "kit at the limit")
+            };
             Subject::document(
                 format!("soul-kit-{}-{total}", style.name()),
                 Format::SoulKit,
-                "kit.soulkit.json",
+                name,
                 &bytes,
-                &[Baseline::SerdeJson],
+                &baselines,
             )
             .compare(criterion, ratios);
         }
     }
+    let bytes = inputs::soul_kit_invalid(limit);
+    let report = validate(Format::SoulKit, name, &bytes);
+    expect_many(
+        &report,
+        300,
+        &[
+            rules::soul_kit::ID_LENGTH.id,
+            rules::soul_kit::NAME_LENGTH.id,
+            rules::soul_kit::SUMMARY_LENGTH.id,
+            rules::soul_kit::VOICE_CORE_LENGTH.id,
+            rules::soul_kit::VOICE_TRAITS_COUNT.id,
+            rules::soul_kit::VOICE_TRAITS_LENGTH.id,
+            rules::soul_kit::VOICE_STYLE_RULES_COUNT.id,
+            rules::soul_kit::VOICE_STYLE_RULES_LENGTH.id,
+            rules::soul_kit::VOICE_AVOID_COUNT.id,
+            rules::soul_kit::VOICE_AVOID_LENGTH.id,
+            rules::soul_kit::BEHAVIOR_LENGTH.id,
+            rules::soul_kit::ADAPTATIONS_LENGTH.id,
+            rules::soul_kit::EXAMPLES_COUNT.id,
+            rules::soul_kit::EXAMPLES_SITUATION_LENGTH.id,
+            rules::soul_kit::EXAMPLES_USER_LENGTH.id,
+            rules::soul_kit::EXAMPLES_ASSISTANT_LENGTH.id,
+            rules::soul_kit::EXAMPLES_NOTE_LENGTH.id,
+            rules::soul_kit::CHECKS_COUNT.id,
+            rules::soul_kit::CHECKS_LENGTH.id,
+            rules::soul_kit::STRING_CONTROL.id,
+            rules::soul_kit::OBJECT_UNKNOWN_KEY.id,
+        ],
+        "kit wrong in every field",
+    );
+    let baselines = Baseline::json(
+        schemas,
+        Format::SoulKit,
+        &bytes,
+        false,
+        "kit wrong in every field",
+    );
+    Subject::document(
+        format!("soul-kit-invalid-{limit}"),
+        Format::SoulKit,
+        name,
+        &bytes,
+        &baselines,
+    )
+    .compare(criterion, ratios);
 }
 
 /// Reads every file below `root`, as a naive importer of a directory does, and returns the
@@ -226,49 +394,78 @@ fn read_all(files: &[PathBuf]) -> usize {
         .sum()
 }
 
-fn skill_package(criterion: &mut Criterion, ratios: &mut Vec<Ratio>) {
+/// One skill package envelope of the limits bench.
+struct SkillCase {
+    /// Which limit it is at: `file` (one file of 256 KiB) or `total` (1 MiB in all).
+    shape: &'static str,
+    files: inputs::SkillFiles,
+    /// One byte over the limit.
+    over: bool,
+}
+
+/// Skill package envelopes at the content limits (one file of 256 KiB, 1 MiB in total:
+/// all of it content, nothing padded) and one byte over, and the 1 MiB package as a
+/// directory. Escaped envelopes (every non-ASCII character a `\u` escape) are timed at
+/// the limits only: one byte over, the reference stops at the same count either way.
+fn skill_package(criterion: &mut Criterion, ratios: &mut Vec<Ratio>, schemas: &Schemas) {
     let file_limit = soulcheck_reference::skill_package::MAX_FILE_BYTES;
     let total_limit = soulcheck_reference::skill_package::MAX_TOTAL_BYTES;
     let name = "package.json";
-    for style in [Text::Ascii, Text::Multibyte] {
-        let cases = [
-            ("file", inputs::skill_single_file(style, file_limit), false),
-            (
-                "file",
-                inputs::skill_single_file(style, file_limit + 1),
-                true,
-            ),
-            ("total", inputs::skill_many_files(style, total_limit), false),
-            (
-                "total",
-                inputs::skill_many_files(style, total_limit + 1),
-                true,
-            ),
+    for style in [Text::Ascii, Text::Multibyte, Text::Escaped] {
+        let mut cases = vec![
+            SkillCase {
+                shape: "file",
+                files: inputs::skill_single_file(style, file_limit),
+                over: false,
+            },
+            SkillCase {
+                shape: "total",
+                files: inputs::skill_many_files(style, total_limit),
+                over: false,
+            },
         ];
-        for (shape, files, over) in cases {
-            let content: usize = files.iter().map(|(_, content)| content.len()).sum();
-            let largest = files.iter().map(|(_, content)| content.len()).max();
-            let bytes = inputs::skill_envelope(&files);
-            let report = validate(Format::SkillPackage, name, &bytes);
-            let measure = if shape == "file" {
+        if style != Text::Escaped {
+            cases.push(SkillCase {
+                shape: "file",
+                files: inputs::skill_single_file(style, file_limit + 1),
+                over: true,
+            });
+            cases.push(SkillCase {
+                shape: "total",
+                files: inputs::skill_many_files(style, total_limit + 1),
+                over: true,
+            });
+        }
+        for case in cases {
+            let (measure, rule) = if case.shape == "file" {
+                let largest = case.files.iter().map(|(_, content)| content.len()).max();
                 (
                     largest.unwrap_or_default(),
                     rules::skill_package::LIMIT_FILE_BYTES.id,
                 )
             } else {
+                let content = case.files.iter().map(|(_, content)| content.len()).sum();
                 (content, rules::skill_package::LIMIT_TOTAL_BYTES.id)
             };
-            if over {
-                expect(&report, Verdict::Reject, &[measure.1], "skill package over");
-            } else {
-                expect(&report, Verdict::Accept, &[], "skill package at the limit");
+            let mut bytes = inputs::skill_envelope(&case.files);
+            if style == Text::Escaped {
+                bytes = inputs::escape_non_ascii(&bytes);
             }
+            let report = validate(Format::SkillPackage, name, &bytes);
+            let baselines = if case.over {
+                expect(&report, Verdict::Reject, &[rule], "skill package over");
+                vec![Baseline::SerdeJson]
+            } else {
+                let what = "skill package at the limit";
+                expect(&report, Verdict::Accept, &[], what);
+                Baseline::json(schemas, Format::SkillPackage, &bytes, true, what)
+            };
             Subject::document(
-                format!("skill-package-{shape}-{}-{}", style.name(), measure.0),
+                format!("skill-package-{}-{}-{measure}", case.shape, style.name()),
                 Format::SkillPackage,
                 name,
                 &bytes,
-                &[Baseline::SerdeJson],
+                &baselines,
             )
             .compare(criterion, ratios);
         }
@@ -297,6 +494,7 @@ fn skill_package(criterion: &mut Criterion, ratios: &mut Vec<Ratio>) {
         reference: Box::new(move || {
             black_box(validate_tree(Format::SkillPackage, root));
         }),
+        first_error: None,
         baselines: vec![
             (
                 "read_files",
@@ -341,73 +539,118 @@ fn soul_md(criterion: &mut Criterion, ratios: &mut Vec<Ratio>) {
     }
 }
 
-fn soulacy_package(criterion: &mut Criterion, ratios: &mut Vec<Ratio>) {
+/// The Soulacy package: a realistic large one (1.1 MB, 128 files) and the largest content
+/// a valid one holds (4 MiB of manifest and inline files: the format bounds no string or
+/// count), raw and `\u`-escaped.
+fn soulacy_package(criterion: &mut Criterion, ratios: &mut Vec<Ratio>, schemas: &Schemas) {
     let name = "agent.soulacy-agent.json";
-    let bytes = inputs::soulacy_package(128);
-    let report = validate(Format::SoulacyPackage, name, &bytes);
-    expect(&report, Verdict::Accept, &[], "Soulacy package");
-    Subject::document(
-        "soulacy-package-large".to_owned(),
-        Format::SoulacyPackage,
-        name,
-        &bytes,
-        &[Baseline::SerdeJson, Baseline::SerdeJsonDigests],
-    )
-    .compare(criterion, ratios);
+    let limit = soulcheck_reference::soulacy::MAX_PACKAGE_BYTES;
+    let packages = [
+        (
+            "soulacy-package-large".to_owned(),
+            inputs::soulacy_package(128),
+        ),
+        (
+            format!("soulacy-package-content-{limit}"),
+            inputs::soulacy_package_filled(limit, false),
+        ),
+        (
+            format!("soulacy-package-content-escaped-{limit}"),
+            inputs::soulacy_package_filled(limit, true),
+        ),
+    ];
+    for (group, bytes) in &packages {
+        let report = validate(Format::SoulacyPackage, name, bytes);
+        expect(&report, Verdict::Accept, &[], group);
+        let mut baselines = Baseline::json(schemas, Format::SoulacyPackage, bytes, true, group);
+        baselines.insert(1, Baseline::SerdeJsonDigests);
+        Subject::document(
+            group.clone(),
+            Format::SoulacyPackage,
+            name,
+            bytes,
+            &baselines,
+        )
+        .compare(criterion, ratios);
+    }
 }
 
 /// A compose bundle is a directory: the reference verifies the tree (walking every entry,
 /// reading the manifest and the trace, resolving the entry points). The baselines work on
-/// the manifest's bytes in memory, read and parse the manifest and the trace, and also
-/// list every entry of the tree as a naive importer would.
-fn compose_bundle(criterion: &mut Criterion, ratios: &mut Vec<Ratio>) {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let manifest = inputs::compose_bundle(dir.path(), 60, 600);
-    let report = validate_tree(Format::ComposeBundle, dir.path());
-    expect(&report, Verdict::Accept, &[], "compose bundle");
-    let root = dir.path();
-    let manifest = manifest.as_slice();
-    let json_files = [root.join("manifest.json"), root.join("trace.json")];
-    let json_files = &json_files;
-    Subject {
-        group: "compose-bundle-large".to_owned(),
-        bytes: manifest.len(),
-        reference: Box::new(move || {
-            black_box(validate_tree(Format::ComposeBundle, root));
-        }),
-        baselines: vec![
-            (
-                "from_utf8",
-                Box::new(move || {
-                    black_box(std::str::from_utf8(black_box(manifest)).is_ok());
-                }),
-            ),
-            (
-                "serde_json_value",
-                Box::new(move || Baseline::SerdeJson.run(black_box(manifest))),
-            ),
-            (
-                "read_serde_json_value",
-                Box::new(move || {
-                    for path in json_files {
-                        let bytes = std::fs::read(path).unwrap_or_default();
-                        Baseline::SerdeJson.run(&bytes);
-                    }
-                }),
-            ),
-            (
-                "walk_read_serde_json_value",
-                Box::new(move || {
-                    black_box(walk(root));
-                    for path in json_files {
-                        let bytes = std::fs::read(path).unwrap_or_default();
-                        Baseline::SerdeJson.run(&bytes);
-                    }
-                }),
-            ),
-        ],
+/// the manifest's bytes in memory (parsing, and validating with the manifest's schema),
+/// read and parse the manifest and the trace, and also list every entry of the tree as a
+/// naive importer would. Two bundles: a realistic large one (600 content entries) and one
+/// whose manifest is as large as the limit allows, a content list of 1 MiB.
+fn compose_bundle(criterion: &mut Criterion, ratios: &mut Vec<Ratio>, schemas: &Schemas) {
+    let limit = soulcheck_reference::compose_bundle::MAX_JSON_BYTES;
+    let bundles = [
+        (
+            "compose-bundle-large".to_owned(),
+            inputs::Content::Entries(600),
+        ),
+        (
+            format!("compose-bundle-content-{limit}"),
+            inputs::Content::FillTo(limit),
+        ),
+    ];
+    let validator = schemas.of(Format::ComposeBundle);
+    for (group, content) in bundles {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let manifest = inputs::compose_bundle(dir.path(), 60, content);
+        let report = validate_tree(Format::ComposeBundle, dir.path());
+        expect(&report, Verdict::Accept, &[], &group);
+        competitors::expect(validator, &manifest, true, &group);
+        let root = dir.path();
+        let manifest = manifest.as_slice();
+        let json_files = [root.join("manifest.json"), root.join("trace.json")];
+        let json_files = &json_files;
+        let in_memory = [
+            Baseline::SerdeJson,
+            Baseline::JsonSchemaIterErrors(validator),
+            Baseline::JsonSchemaIsValid(validator),
+        ];
+        let mut baselines: Vec<(&'static str, Work<'_>)> = vec![(
+            "from_utf8",
+            Box::new(move || {
+                black_box(std::str::from_utf8(black_box(manifest)).is_ok());
+            }),
+        )];
+        for baseline in in_memory {
+            baselines.push((
+                baseline.name(),
+                Box::new(move || baseline.run(black_box(manifest))),
+            ));
+        }
+        baselines.push((
+            "read_serde_json_value",
+            Box::new(move || {
+                for path in json_files {
+                    let bytes = std::fs::read(path).unwrap_or_default();
+                    Baseline::SerdeJson.run(&bytes);
+                }
+            }),
+        ));
+        baselines.push((
+            "walk_read_serde_json_value",
+            Box::new(move || {
+                black_box(walk(root));
+                for path in json_files {
+                    let bytes = std::fs::read(path).unwrap_or_default();
+                    Baseline::SerdeJson.run(&bytes);
+                }
+            }),
+        ));
+        Subject {
+            group,
+            bytes: manifest.len(),
+            reference: Box::new(move || {
+                black_box(validate_tree(Format::ComposeBundle, root));
+            }),
+            first_error: None,
+            baselines,
+        }
+        .compare(criterion, ratios);
     }
-    .compare(criterion, ratios);
 }
 
 /// Rejection of oversize input must not grow with the input: each format with a hard
@@ -583,75 +826,84 @@ fn constant_time_ratios(ratios: &mut Vec<Ratio>, group: &str, over: usize) {
     }
 }
 
+/// A document of the adversarial groups.
+struct Shaped {
+    group: String,
+    format: Format,
+    /// The document's file name.
+    name: &'static str,
+    bytes: Vec<u8>,
+    /// Whether the reference (and the schema) accept it.
+    valid: bool,
+}
+
 /// Documents at a limit shaped to expose costs that grow faster than the input: the
 /// widest object (distinct keys, one key repeated, every key repeated once after all the
-/// others), the longest array, and a package with as many file entries as fit. All are
-/// rejected; what matters is that the reference stays within a small factor of parsing
-/// the same bytes.
-fn adversarial(criterion: &mut Criterion, ratios: &mut Vec<Ratio>) {
+/// others), the longest array, and a package with as many file entries as fit. All but
+/// the last are rejected (the package of many empty files is valid), by the reference and
+/// the schemas alike; what matters is that the reference stays within a small factor of
+/// parsing the same bytes. They are also where a validator that collects every error
+/// meets the most: jsonschema-rs competes on them as on the other inputs.
+fn adversarial(criterion: &mut Criterion, ratios: &mut Vec<Ratio>, schemas: &Schemas) {
     let kit = soulcheck_reference::soul_kit::MAX_BYTES;
     let package = soulcheck_reference::soulacy::MAX_PACKAGE_BYTES;
-    let kit_name = "kit.soulkit.json";
-    let package_name = "agent.soulacy-agent.json";
-    let cases: Vec<(String, Format, &str, Vec<u8>)> = vec![
-        (
-            format!("wide-distinct-soul-kit-{kit}"),
-            Format::SoulKit,
-            kit_name,
+    let kit_case = |shape: &str, bytes: Vec<u8>| Shaped {
+        group: format!("{shape}-soul-kit-{kit}"),
+        format: Format::SoulKit,
+        name: "kit.soulkit.json",
+        bytes,
+        valid: false,
+    };
+    let package_case = |shape: &str, bytes: Vec<u8>, valid: bool| Shaped {
+        group: format!("{shape}-soulacy-package-{package}"),
+        format: Format::SoulacyPackage,
+        name: "agent.soulacy-agent.json",
+        bytes,
+        valid,
+    };
+    let cases = [
+        kit_case(
+            "wide-distinct",
             inputs::wide_object(kit, inputs::Keys::Distinct),
         ),
-        (
-            format!("wide-same-soul-kit-{kit}"),
-            Format::SoulKit,
-            kit_name,
-            inputs::wide_object(kit, inputs::Keys::Same),
-        ),
-        (
-            format!("wide-twice-soul-kit-{kit}"),
-            Format::SoulKit,
-            kit_name,
-            inputs::wide_object(kit, inputs::Keys::Twice),
-        ),
-        (
-            format!("long-array-soul-kit-{kit}"),
-            Format::SoulKit,
-            kit_name,
-            inputs::long_array("checks", kit),
-        ),
-        (
-            format!("wide-distinct-soulacy-package-{package}"),
-            Format::SoulacyPackage,
-            package_name,
+        kit_case("wide-same", inputs::wide_object(kit, inputs::Keys::Same)),
+        kit_case("wide-twice", inputs::wide_object(kit, inputs::Keys::Twice)),
+        kit_case("long-array", inputs::long_array("checks", kit)),
+        package_case(
+            "wide-distinct",
             inputs::wide_object(package, inputs::Keys::Distinct),
+            false,
         ),
-        (
-            format!("wide-same-soulacy-package-{package}"),
-            Format::SoulacyPackage,
-            package_name,
+        package_case(
+            "wide-same",
             inputs::wide_object(package, inputs::Keys::Same),
+            false,
         ),
-        (
-            format!("wide-twice-soulacy-package-{package}"),
-            Format::SoulacyPackage,
-            package_name,
+        package_case(
+            "wide-twice",
             inputs::wide_object(package, inputs::Keys::Twice),
+            false,
         ),
-        (
-            format!("long-array-soulacy-package-{package}"),
-            Format::SoulacyPackage,
-            package_name,
-            inputs::long_array("files", package),
-        ),
-        (
-            format!("many-files-soulacy-package-{package}"),
-            Format::SoulacyPackage,
-            package_name,
-            inputs::many_files_package(package),
-        ),
+        package_case("long-array", inputs::long_array("files", package), false),
+        package_case("many-files", inputs::many_files_package(package), true),
     ];
-    for (group, format, name, bytes) in &cases {
-        Subject::document(group.clone(), *format, name, bytes, &[Baseline::SerdeJson])
-            .compare(criterion, ratios);
+    for case in &cases {
+        let report = validate(case.format, case.name, &case.bytes);
+        let verdict = if case.valid {
+            Verdict::Accept
+        } else {
+            Verdict::Reject
+        };
+        assert_eq!(report.verdict(), verdict, "{}", case.group);
+        let baselines = Baseline::json(schemas, case.format, &case.bytes, case.valid, &case.group);
+        Subject::document(
+            case.group.clone(),
+            case.format,
+            case.name,
+            &case.bytes,
+            &baselines,
+        )
+        .compare(criterion, ratios);
     }
 }
 
@@ -659,13 +911,14 @@ fn main() {
     let started = SystemTime::now() - Duration::from_secs(1);
     let mut criterion = support::criterion();
     let mut ratios = Vec::new();
-    soul_kit(&mut criterion, &mut ratios);
-    skill_package(&mut criterion, &mut ratios);
+    let schemas = Schemas::load();
+    soul_kit(&mut criterion, &mut ratios, &schemas);
+    skill_package(&mut criterion, &mut ratios, &schemas);
     soul_md(&mut criterion, &mut ratios);
-    soulacy_package(&mut criterion, &mut ratios);
-    compose_bundle(&mut criterion, &mut ratios);
+    soulacy_package(&mut criterion, &mut ratios, &schemas);
+    compose_bundle(&mut criterion, &mut ratios, &schemas);
     oversize(&mut criterion, &mut ratios);
-    adversarial(&mut criterion, &mut ratios);
+    adversarial(&mut criterion, &mut ratios, &schemas);
     criterion.final_summary();
     support::print_ratios("Reference / baseline ratios", &ratios, started);
 }

@@ -10,9 +10,12 @@
 //! - the persistent mode: a full transcript with `soulcheck serve` (start, one run per
 //!   corpus case, stop), every line checked in both directions;
 //! - the files a run writes: `report.jsonl` and the certificates of `soulcheck run
-//!   --report` in each validator mode, passing and failing;
-//! - the `cases export` metadata (`index.json`, every `case.json`, every `rules.json`)
-//!   and `soulcheck rules --json`;
+//!   --report` in each validator mode and profile, passing and failing, with every
+//!   diagnostics grade and the evidence of fixture validators that crash, time out, flood
+//!   their output or break the protocol;
+//! - the `cases export` metadata (`index.json`, every `case.json`, every `rules.json`),
+//!   `soulcheck rules --json` and `soulcheck cases --json`, of the corpus and of a small
+//!   one with every kind of rule basis, optional diagnostics and a strict expectation;
 //! - and a few deliberately wrong messages, so every schema is seen to reject something.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -22,17 +25,17 @@ use std::process::{Command, Stdio};
 
 use base64::Engine as _;
 use serde_json::{json, Value};
-use soulcheck_harness::runner::{prepare_input, Judgement};
+use soulcheck_harness::runner::{prepare_input, profile_context, Grade, Judgement};
 use soulcheck_harness::store::Store;
 use soulcheck_harness::{Case, Catalogue, Corpus, ExpectedDiagnostic, Input};
 use soulcheck_vocabulary::wire::{self, InputMessage, RunRequest};
-use soulcheck_vocabulary::{Format, Level, Severity, Verdict};
+use soulcheck_vocabulary::{Basis, Format, Level, Profile, Severity, Verdict};
 
 /// The schema directory, relative to this crate.
 const SCHEMA_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../schemas/protocol/v1");
 
 /// Every schema of protocol version 1, by file stem (`<stem>.schema.json`).
-const NAMES: [&str; 10] = [
+const NAMES: [&str; 11] = [
     "report",
     "command",
     "hello",
@@ -43,6 +46,7 @@ const NAMES: [&str; 10] = [
     "case",
     "index",
     "rules",
+    "cases",
 ];
 
 const BIN: &str = env!("CARGO_BIN_EXE_soulcheck");
@@ -252,6 +256,35 @@ fn closed_word_lists_match_the_code() {
         levels,
         "levels"
     );
+    let bases: BTreeSet<String> = [Basis::Spec, Basis::Upstream, Basis::Suite]
+        .into_iter()
+        .map(name_of)
+        .collect();
+    assert_eq!(
+        enum_of(&schemas.documents["rules"]["$defs"]["basis"]),
+        bases,
+        "bases"
+    );
+    let jsonl = &schemas.documents["report-jsonl"]["$defs"];
+    let profiles: BTreeSet<String> = Profile::ALL.into_iter().map(name_of).collect();
+    assert_eq!(enum_of(&jsonl["profile"]), profiles, "profiles");
+    let grades = [Grade::Exact, Grade::Partial, Grade::Wrong, Grade::None];
+    for grade in grades {
+        assert_eq!(name_of(grade), grade.name(), "a grade's name is its JSON");
+    }
+    assert_eq!(
+        enum_of(&jsonl["grade"]),
+        grades.into_iter().map(name_of).collect(),
+        "diagnostics grades"
+    );
+    // A grade tally counts every grade, and nothing else.
+    let tally: BTreeSet<String> = jsonl["grade_tally"]["required"]
+        .as_array()
+        .expect("required")
+        .iter()
+        .map(|name| name.as_str().expect("a name").to_owned())
+        .collect();
+    assert_eq!(tally, enum_of(&jsonl["grade"]), "grade tally members");
 
     // Every judgement the runner can reach, by the name reports use.
     let diagnostic = ExpectedDiagnostic {
@@ -574,8 +607,9 @@ fn serve_answers_unreadable_requests_within_the_schema() {
     assert_no_failures(&failures, requests.len() + 1, "replies");
 }
 
-/// What a run wrote: its case records and its certificates.
+/// What a run wrote: its header, its case records and its certificates.
 struct RunFiles {
+    header: Value,
     records: Vec<Value>,
     certificates: Vec<Value>,
 }
@@ -608,9 +642,10 @@ fn run_report(schemas: &Schemas, args: &[&str], failures: &mut Vec<String>) -> R
         .collect();
     assert_eq!(types.first(), Some(&"header"), "{args:?}");
     assert_eq!(types.last(), Some(&"footer"), "{args:?}");
+    let header = lines[0].clone();
     let records: Vec<Value> = lines[1..lines.len() - 1].to_vec();
     assert!(records.iter().all(|record| record["type"] == "case"));
-    assert_eq!(lines[0]["cases"], records.len(), "{args:?}");
+    assert_eq!(header["cases"], records.len(), "{args:?}");
     assert!(!records.is_empty(), "{args:?} selected no case");
 
     let mut certificates = Vec::new();
@@ -620,10 +655,25 @@ fn run_report(schemas: &Schemas, args: &[&str], failures: &mut Vec<String>) -> R
             serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("JSON");
         let what = format!("{args:?} {}", path.display());
         schemas.check("certificate", &value, &what, failures);
+        // `<format>.json` certifies validation, `<format>.<operation>.json` another
+        // operation, in the run's profile.
+        let format = value["format"].as_str().unwrap_or_default();
+        let file_name = match value["operation"].as_str() {
+            Some("validate") => format!("{format}.json"),
+            Some(operation) => format!("{format}.{operation}.json"),
+            None => String::new(),
+        };
+        assert_eq!(
+            path.file_name().and_then(|name| name.to_str()),
+            Some(file_name.as_str()),
+            "{what}"
+        );
+        assert_eq!(value["profile"], header["settings"]["profile"], "{what}");
         certificates.push(value);
     }
     assert!(!certificates.is_empty(), "{args:?} issued no certificate");
     RunFiles {
+        header,
         records,
         certificates,
     }
@@ -633,8 +683,8 @@ fn run_report(schemas: &Schemas, args: &[&str], failures: &mut Vec<String>) -> R
 fn run_reports_in_every_mode() {
     let schemas = Schemas::load();
     let mut failures = Vec::new();
-    // Documents with and without diagnostics, an implementation-defined case, a tree, and
-    // operation cases with values.
+    // Documents with and without diagnostics, implementation-defined cases, trees, and
+    // operation cases with values (and so a certificate of another operation).
     let selection = [
         "--case",
         "soul-kit/name-length-8*",
@@ -650,25 +700,54 @@ fn run_reports_in_every_mode() {
         "{BIN} check {{path}} --format {{format}} --operation {{operation}} --context-json {{context}} --json"
     );
     let mut all = Vec::new();
-    for mode in [
-        vec![],
-        vec!["--validator", serve.as_str(), "--persistent"],
-        vec!["--validator", per_case.as_str()],
-    ] {
-        let args: Vec<&str> = selection.iter().copied().chain(mode).collect();
-        let files = run_report(&schemas, &args, &mut failures);
-        assert!(
-            files
-                .records
+    let mut operations = BTreeSet::new();
+    for profile in Profile::ALL {
+        let mut modes = vec![vec![], vec!["--validator", serve.as_str(), "--persistent"]];
+        // One process per case is slow; the spec profile shows its files.
+        if profile == Profile::Spec {
+            modes.push(vec!["--validator", per_case.as_str()]);
+        }
+        for mode in modes {
+            let args: Vec<&str> = selection
                 .iter()
-                .all(|record| record["result"] == "pass"),
-            "the reference passes every case in every mode: {args:?}"
-        );
-        assert!(
-            files.certificates.iter().all(|c| c["certified"] == true),
-            "the reference is certified in every mode: {args:?}"
-        );
-        all.extend(files.records);
+                .copied()
+                .chain(["--profile", profile.name()])
+                .chain(mode)
+                .collect();
+            let files = run_report(&schemas, &args, &mut failures);
+            assert_eq!(
+                files.header["settings"]["profile"],
+                profile.name(),
+                "{args:?}"
+            );
+            assert!(
+                files
+                    .records
+                    .iter()
+                    .all(|record| record["result"] == "pass"),
+                "the reference passes every case in every mode and profile: {args:?}"
+            );
+            assert!(
+                files.certificates.iter().all(|c| c["certified"] == true),
+                "the reference is certified in every mode and profile: {args:?}"
+            );
+            // The strict profile leaves nothing to the implementation.
+            if profile == Profile::Strict {
+                assert!(
+                    files.records.iter().all(|r| r["expected_verdict"]
+                        .as_str()
+                        .is_some_and(|v| !v.starts_with("implementation-defined"))),
+                    "{args:?}"
+                );
+            }
+            operations.extend(
+                files
+                    .certificates
+                    .iter()
+                    .filter_map(|c| c["operation"].as_str().map(str::to_owned)),
+            );
+            all.extend(files.records);
+        }
     }
     let results: BTreeSet<&str> = all.iter().filter_map(|r| r["result"].as_str()).collect();
     assert_eq!(results, BTreeSet::from(["pass"]));
@@ -682,14 +761,22 @@ fn run_reports_in_every_mode() {
         all.iter().any(|r| r["actual"].get("value").is_some()),
         "the selection includes an operation with a value"
     );
+    assert!(
+        operations.len() > 1 && operations.contains("validate"),
+        "the selection is certified per operation: {operations:?}"
+    );
+    assert!(
+        all.iter().any(|r| r.get("deviations").is_some()),
+        "the selection includes a case with known deviations"
+    );
     assert_no_failures(&failures, all.len(), "report files");
 }
 
 #[test]
 fn run_report_of_a_failing_validator() {
     // `true` accepts everything and reports nothing: passes on accept cases, wrong
-    // verdicts on reject cases, skipped trees (its command has no `{path}`), and
-    // certificates that are refused with reasons.
+    // verdicts on reject cases (with what it printed: nothing, and exit code 0), wrong
+    // values on operation cases, and certificates that are refused with reasons.
     let schemas = Schemas::load();
     let mut failures = Vec::new();
     let args = [
@@ -697,12 +784,15 @@ fn run_report_of_a_failing_validator() {
         "soul-kit/name-length-8*",
         "--case",
         "skill-package/dir-*",
+        "--case",
+        "soul-md/*fingerprint*",
         "--validator",
-        "true",
+        "true {path}",
     ];
     let RunFiles {
         records,
         certificates,
+        ..
     } = run_report(&schemas, &args, &mut failures);
     let results: BTreeSet<&str> = records
         .iter()
@@ -710,9 +800,21 @@ fn run_report_of_a_failing_validator() {
         .collect();
     assert_eq!(
         results,
-        BTreeSet::from(["pass", "wrong-verdict", "skipped"]),
+        BTreeSet::from(["pass", "wrong-verdict", "wrong-value"]),
         "results of `true`"
     );
+    for record in &records {
+        let evidence = record.get("evidence");
+        if record["result"] == "pass" {
+            assert!(evidence.is_none(), "{record}");
+        } else {
+            assert_eq!(
+                evidence.map(|e| &e["exit"]),
+                Some(&json!("exit code 0")),
+                "{record}"
+            );
+        }
+    }
     assert!(
         certificates.iter().all(|c| c["certified"] == false),
         "`true` is certified for nothing"
@@ -720,51 +822,463 @@ fn run_report_of_a_failing_validator() {
     assert_no_failures(&failures, records.len(), "report files");
 }
 
+/// The harness's own test corpus (five Soul Kit cases whose inputs carry the answers they
+/// deserve) and its fixture validators.
+const TEST_CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../harness/tests/corpus");
+
+fn fixture(name: &str) -> String {
+    format!(
+        "{}/../harness/tests/fixtures/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// A per-case validator that rejects everything, blaming the name at a pointer no case
+/// expects (a wrong grade, even where the verdict is right), plus a check of its own.
+const WRONG_REPORTER: &str = r#"#!/bin/sh
+echo '{"verdict": "reject", "diagnostics": [{"rule": "soul-kit.name.length", "pointer": "/nowhere"}, {"rule": "acme.own-check"}]}'
+exit 1
+"#;
+
+/// A persistent validator that accepts everything, except that it declines case `bom` and
+/// answers case `two-names` with the wrong `seq`.
+const PERSISTENT_YES: &str = r#"import json, sys
+for line in sys.stdin:
+    request = json.loads(line)
+    if request["cmd"] == "start":
+        print(json.dumps({"version": 1, "implementation": {"name": "yes", "version": "0.1", "language": "Python"}}), flush=True)
+    elif request["cmd"] == "run":
+        seq = request["seq"]
+        if request["case"] == "bom":
+            print(json.dumps({"seq": seq, "skipped": "no BOM handling"}), flush=True)
+        else:
+            seq += 1000 if request["case"] == "two-names" else 0
+            print(json.dumps({"seq": seq, "verdict": "accept"}), flush=True)
+    else:
+        print(json.dumps({"goodbye": True}), flush=True)
+        break
+"#;
+
+/// A listed failure, and a listed case that passes on its verdict (an unexpected pass
+/// whose diagnostics are wrong, so it keeps its evidence).
+const EXPECTATIONS: &str = r#"[[failure]]
+case = "soul-kit/name-ok"
+reason = "rejects everything"
+
+[[failure]]
+case = "soul-kit/name-long"
+reason = "listed, but it passes on its verdict"
+"#;
+
+/// The kind of a record's `evidence.exit`, without its number.
+fn exit_kind(exit: &str) -> String {
+    exit.trim_end_matches(|c: char| c.is_ascii_digit() || c == '-')
+        .trim_end()
+        .to_owned()
+}
+
 #[test]
-fn export_metadata_and_rules_listing() {
+fn run_reports_with_grades_and_evidence() {
+    // Fixture validators on the harness's test corpus: every diagnostics grade, every way
+    // a process can end, a crash pattern's match, a flood cut at the cap, known failures,
+    // and a strict-profile run.
     let schemas = Schemas::load();
-    let corpus = corpus();
-    let catalogue = catalogue();
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let wrong_reporter = scratch.path().join("wrong-reporter.sh");
+    std::fs::write(&wrong_reporter, WRONG_REPORTER).expect("write");
+    let persistent_yes = scratch.path().join("persistent-yes.py");
+    std::fs::write(&persistent_yes, PERSISTENT_YES).expect("write");
+    let expectations = scratch.path().join("expectations.toml");
+    std::fs::write(&expectations, EXPECTATIONS).expect("write");
+    let per_case = |command: String| vec!["--validator".to_owned(), command];
+    let runs: Vec<Vec<String>> = vec![
+        per_case(format!("{} {{path}}", fixture("python-crash.py"))),
+        per_case(format!("{} {{path}}", fixture("crash.sh"))),
+        per_case(format!("{} {{path}}", fixture("exit-3.sh"))),
+        per_case(format!("{} {{path}}", fixture("flood.sh"))),
+        per_case(format!("{} {{path}}", fixture("liar.sh"))),
+        [
+            per_case(format!("{} {{path}}", fixture("hang.sh"))),
+            vec!["--timeout".to_owned(), "0.5".to_owned()],
+        ]
+        .concat(),
+        [
+            per_case(format!("{} first {{path}}", fixture("reporter.py"))),
+            ["--name", "acme-soul", "--impl-version", "1.2.0"]
+                .map(String::from)
+                .to_vec(),
+        ]
+        .concat(),
+        per_case(format!("{} full {{path}}", fixture("reporter.py"))),
+        [
+            per_case(format!("sh {} {{path}}", wrong_reporter.display())),
+            vec![
+                "--expectations".to_owned(),
+                expectations.display().to_string(),
+            ],
+        ]
+        .concat(),
+        [
+            per_case(format!("python3 {}", persistent_yes.display())),
+            ["--persistent", "--profile", "strict"]
+                .map(String::from)
+                .to_vec(),
+        ]
+        .concat(),
+    ];
+    let mut failures = Vec::new();
+    let mut records = Vec::new();
+    let mut certificates = Vec::new();
+    for run in &runs {
+        let args: Vec<&str> = ["--corpus", TEST_CORPUS]
+            .into_iter()
+            .chain(run.iter().map(String::as_str))
+            .collect();
+        let files = run_report(&schemas, &args, &mut failures);
+        if run.iter().any(|arg| arg == "acme-soul") {
+            assert_eq!(
+                files.header["implementation"],
+                json!({"name": "acme-soul", "version": "1.2.0"}),
+                "--name and --impl-version name the implementation"
+            );
+        }
+        if run.iter().any(|arg| arg == "strict") {
+            assert_eq!(files.header["settings"]["profile"], "strict");
+        }
+        records.extend(files.records);
+        certificates.extend(files.certificates);
+    }
+
+    let seen = |values: &mut dyn Iterator<Item = &Value>| -> BTreeSet<String> {
+        values
+            .filter_map(|value| value.as_str().map(str::to_owned))
+            .collect()
+    };
+    let results = seen(&mut records.iter().map(|r| &r["result"]));
+    for result in [
+        "pass",
+        "wrong-verdict",
+        "crash",
+        "timeout",
+        "protocol-error",
+        "skipped",
+        "expected-failure",
+        "unexpected-pass",
+    ] {
+        assert!(results.contains(result), "no {result} among {results:?}");
+    }
+    let every_grade: BTreeSet<String> = ["exact", "partial", "wrong", "none"]
+        .map(String::from)
+        .into();
+    assert_eq!(
+        seen(&mut records.iter().map(|r| &r["diagnostics"]["grade"])),
+        every_grade,
+        "case grades"
+    );
+    assert_eq!(
+        seen(&mut certificates.iter().map(|c| &c["diagnostics_grade"])),
+        every_grade,
+        "certificate grades"
+    );
+    assert!(certificates.iter().any(|c| c["certified"] == true));
+    assert!(certificates.iter().any(|c| c["certified"] == false));
+    let evidence: Vec<&Value> = records.iter().filter_map(|r| r.get("evidence")).collect();
+    let exits: BTreeSet<String> = evidence
+        .iter()
+        .filter_map(|e| e["exit"].as_str().map(exit_kind))
+        .collect();
+    assert_eq!(
+        exits,
+        [
+            "exit code",
+            "killed by signal",
+            "timed out",
+            "answered",
+            "broke the protocol"
+        ]
+        .map(String::from)
+        .into(),
+        "ways a process ended"
+    );
+    assert!(
+        evidence
+            .iter()
+            .any(|e| e["crash_match"]["pattern"] == "python traceback"
+                && e["crash_match"]["line_number"].as_u64() > Some(0)),
+        "a crash pattern's match"
+    );
+    assert!(
+        evidence.iter().any(|e| e["stdout"]["truncated"] == true),
+        "a stream cut at the cap"
+    );
+    assert!(
+        records
+            .iter()
+            .any(|r| r["result"] == "pass" && r.get("evidence").is_some()),
+        "a passing case whose wrong diagnostics keep the evidence"
+    );
+    assert!(
+        records
+            .iter()
+            .any(|r| r["diagnostics"].get("missing").is_some())
+            && records
+                .iter()
+                .any(|r| r["diagnostics"].get("unexpected").is_some()),
+        "gradings with missing and unexpected diagnostics"
+    );
+    assert_no_failures(
+        &failures,
+        records.len() + certificates.len(),
+        "report files",
+    );
+}
+
+/// A small corpus with every kind of rule basis (a strict-only rule, grounds and
+/// decisions among them), an optional diagnostic and a strict-profile expectation: shapes
+/// the corpus may not use yet.
+fn small_corpus(root: &Path) {
+    let write = |relative: &str, text: &str| {
+        let path = root.join(relative);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&path, text).expect("write");
+    };
+    write(
+        "soul-kit/rules.toml",
+        r#"format = "soul-kit"
+spec = "Soul Kit exchange format, version 1"
+
+[[rule]]
+id = "soul-kit.name.length"
+level = "must"
+severity = "error"
+section = "Field table: name"
+requirement = "name is 1 to 80 characters."
+basis = "spec"
+grounds = "The field table gives the length in characters."
+
+[[rule]]
+id = "soul-kit.name.trim"
+level = "must"
+severity = "error"
+section = "Field table: name"
+requirement = "name has no leading or trailing white space."
+basis = "upstream"
+upstream = "acme-soul 2.1, which rejects untrimmed names on every path"
+
+[[rule]]
+id = "soul-kit.name.confusable"
+level = "should"
+severity = "warning"
+section = "Field table: name"
+requirement = "name does not mix confusable scripts."
+basis = "suite"
+decision = "The spec is silent; the strict profile warns."
+strict = true
+
+[[rule]]
+id = "soul-kit.json.bom"
+level = "may"
+severity = "error"
+section = "opening paragraph"
+requirement = "No byte order mark."
+basis = "suite"
+decision = "Rejected by the reference."
+"#,
+    );
+    write(
+        "soul-kit/name-long-untrimmed/case.toml",
+        r#"description = "a long name with a trailing space"
+rules = ["soul-kit.name.length", "soul-kit.name.trim"]
+verdict = "reject"
+input = "input.soulkit.json"
+
+[[diagnostic]]
+rule = "soul-kit.name.length"
+pointer = "/name"
+
+[[diagnostic]]
+rule = "soul-kit.name.trim"
+pointer = "/name"
+optional = true
+"#,
+    );
+    write(
+        "soul-kit/name-long-untrimmed/input.soulkit.json",
+        "{\"name\": \"long \"}\n",
+    );
+    write(
+        "soul-kit/name-confusable/case.toml",
+        r#"description = "a name mixing Latin and Cyrillic letters"
+rules = ["soul-kit.name.confusable"]
+verdict = "implementation-defined"
+reference = "accept"
+input = "input.soulkit.json"
+
+[strict]
+verdict = "accept-with-warnings"
+
+[[strict.diagnostic]]
+rule = "soul-kit.name.confusable"
+severity = "warning"
+pointer = "/name"
+"#,
+    );
+    write(
+        "soul-kit/name-confusable/input.soulkit.json",
+        "{\"name\": \"c\\u0430t\"}\n",
+    );
+}
+
+/// Exports `corpus` and checks `index.json`, every `case.json` and every `rules.json`;
+/// returns the case files and rule files read.
+fn check_export(
+    schemas: &Schemas,
+    corpus: &Corpus,
+    catalogue: &Catalogue,
+    failures: &mut Vec<String>,
+) -> (Vec<Value>, Vec<Value>) {
     let dir = tempfile::tempdir().expect("tempdir");
     let target = dir.path().join("export");
-    let count = soulcheck_harness::export::export(&corpus, &catalogue, &target).expect("export");
+    let count = soulcheck_harness::export::export(corpus, catalogue, &target).expect("export");
     let read = |path: &PathBuf| -> Value {
         serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("JSON")
     };
-    let mut failures = Vec::new();
     let index = read(&target.join("index.json"));
-    schemas.check("index", &index, "index.json", &mut failures);
-    let mut checked = 1;
+    schemas.check("index", &index, "index.json", failures);
+    let mut cases = Vec::new();
     for entry in index["cases"].as_array().expect("cases") {
         let path = target
             .join(entry["path"].as_str().expect("path"))
             .join("case.json");
-        schemas.check(
-            "case",
-            &read(&path),
-            &path.display().to_string(),
-            &mut failures,
-        );
-        checked += 1;
+        let case = read(&path);
+        schemas.check("case", &case, &path.display().to_string(), failures);
+        cases.push(case);
     }
-    assert_eq!(checked, count + 1, "one case.json per exported case");
+    assert_eq!(cases.len(), count, "one case.json per exported case");
+    let mut rules = Vec::new();
     for format in Format::ALL {
         let path = target.join(format.name()).join("rules.json");
-        schemas.check(
-            "rules",
-            &read(&path),
-            &path.display().to_string(),
-            &mut failures,
-        );
-        checked += 1;
+        if !path.exists() {
+            // Only the formats of exported cases have their rules exported.
+            assert!(!corpus.cases.iter().any(|case| case.format == format));
+            continue;
+        }
+        let listing = read(&path);
+        schemas.check("rules", &listing, &path.display().to_string(), failures);
+        rules.push(listing);
     }
-    let output = Command::new(BIN)
-        .args(["rules", "--json"])
-        .output()
-        .expect("soulcheck rules runs");
-    let listing: Value = serde_json::from_slice(&output.stdout).expect("JSON");
-    schemas.check("rules", &listing, "soulcheck rules --json", &mut failures);
-    assert_no_failures(&failures, checked + 1, "export files");
+    (cases, rules)
+}
+
+/// `soulcheck rules --json` and `soulcheck cases --json`, of the corpus built in or of
+/// the one at `corpus`, checked against their schemas.
+fn check_listings(
+    schemas: &Schemas,
+    corpus: Option<&Path>,
+    failures: &mut Vec<String>,
+) -> (Value, Value) {
+    let mut listing = |command: &str, schema: &str| -> Value {
+        let mut process = Command::new(BIN);
+        process.args([command, "--json"]);
+        if let Some(corpus) = corpus {
+            process.arg("--corpus").arg(corpus);
+        }
+        let output = process.output().expect("soulcheck runs");
+        assert!(output.status.success(), "{command}: {output:?}");
+        let value: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+        let what = format!("soulcheck {command} --json of {corpus:?}");
+        schemas.check(schema, &value, &what, failures);
+        value
+    };
+    (listing("rules", "rules"), listing("cases", "cases"))
+}
+
+#[test]
+fn export_metadata_and_listings() {
+    let schemas = Schemas::load();
+    let mut failures = Vec::new();
+    let (cases, rules) = check_export(&schemas, &corpus(), &catalogue(), &mut failures);
+    let (rule_listing, case_listing) = check_listings(&schemas, None, &mut failures);
+    let mut checked = 1 + cases.len() + rules.len() + 2;
+    assert_eq!(
+        case_listing.as_array().map(Vec::len),
+        Some(cases.len()),
+        "cases --json lists every case"
+    );
+    assert_eq!(
+        rule_listing.as_array().map(Vec::len),
+        Some(rules.iter().filter_map(Value::as_array).map(Vec::len).sum()),
+        "rules --json lists every rule"
+    );
+
+    // The shapes the corpus may not use yet, from a small corpus of their own.
+    let dir = tempfile::tempdir().expect("tempdir");
+    small_corpus(dir.path());
+    let corpus = Corpus::load(dir.path()).expect("the small corpus loads");
+    let catalogue = Catalogue::load(dir.path()).expect("the small catalogue loads");
+    let (cases, rules) = check_export(&schemas, &corpus, &catalogue, &mut failures);
+    let (rule_listing, case_listing) = check_listings(&schemas, Some(dir.path()), &mut failures);
+    checked += 1 + cases.len() + rules.len() + 2;
+    assert_eq!(rules, vec![rule_listing.clone()], "one format's rules");
+    let rule_list = rule_listing.as_array().expect("array");
+    let bases: BTreeSet<&str> = rule_list
+        .iter()
+        .filter_map(|r| r["basis"].as_str())
+        .collect();
+    assert_eq!(bases, BTreeSet::from(["spec", "upstream", "suite"]));
+    for member in ["upstream", "grounds", "decision"] {
+        assert!(
+            rule_list.iter().any(|r| r.get(member).is_some()),
+            "a rule with {member}"
+        );
+    }
+    assert!(rule_list.iter().any(|r| r["strict"] == true));
+    assert!(
+        cases
+            .iter()
+            .any(|c| c["optional"].as_array().is_some_and(|o| !o.is_empty())),
+        "a case.json with optional diagnostics"
+    );
+    assert!(
+        cases.iter().any(|c| c.get("strict").is_some()),
+        "a case.json with a strict expectation"
+    );
+    let profiles: BTreeSet<&str> = case_listing
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|c| c["profile"].as_str())
+        .collect();
+    assert_eq!(profiles, BTreeSet::from(["spec", "strict"]));
+    assert_no_failures(&failures, checked, "export files and listings");
+}
+
+/// The `run` commands of both profiles: a strict-profile run tells the validator in the
+/// context.
+#[test]
+fn run_commands_carry_the_profile() {
+    let schemas = Schemas::load();
+    let corpus = corpus();
+    let cases = sample(&corpus);
+    let mut failures = Vec::new();
+    for case in &cases {
+        let input = prepare_input(case).expect("input");
+        for profile in Profile::ALL {
+            let mut command = run_command(1, case, &input);
+            if let wire::Command::Run(request) = &mut command {
+                request.context = profile_context(&case.context, profile);
+            }
+            let value = serde_json::to_value(&command).expect("serialises");
+            assert_eq!(
+                value["context"].get("profile").is_some(),
+                profile == Profile::Strict,
+                "{value}"
+            );
+            let what = format!("run {} in the {profile} profile", case.name());
+            schemas.check("command", &value, &what, &mut failures);
+        }
+    }
+    assert_no_failures(&failures, cases.len() * 2, "run commands");
 }
 
 /// Messages the protocol allows that the reference never sends: the optional and
@@ -839,28 +1353,61 @@ fn wrong_messages_are_rejected() {
         copy
     };
     let record = json!({"type": "case", "name": "soul-kit/name-length-81", "id": "name-length-81",
-        "format": "soul-kit", "rules": ["soul-kit.name.length"], "expected_verdict": "reject",
-        "expected_diagnostics": [], "result": "pass", "duration_ms": 0});
-    let certificate = json!({"format": "soul-kit", "certified": true, "reasons": [],
-        "must_cases_passed": 1, "must_cases": 1, "choices": [],
+        "format": "soul-kit", "operation": "validate", "rules": ["soul-kit.name.length"],
+        "expected_verdict": "reject", "expected_diagnostics": [], "actual": {"verdict": "reject"},
+        "result": "pass", "diagnostics": {"grade": "none"}, "duration_ms": 0});
+    let evidence = json!({"exit": "exit code 1", "stdout": {"text": "", "truncated": false},
+        "stderr": {"text": "Traceback (most recent call last):\n", "truncated": false},
+        "cap_bytes": 8192, "crash_match": {"pattern": "python traceback",
+        "line": "Traceback (most recent call last):", "line_number": 1}});
+    let crash = json!({"type": "case", "name": "soul-kit/name-length-81", "id": "name-length-81",
+        "format": "soul-kit", "operation": "validate", "rules": ["soul-kit.name.length"],
+        "expected_verdict": "reject", "expected_diagnostics": [], "result": "crash",
+        "explanation": "crashed: exit code 1 with an uncaught error on stderr",
+        "diagnostics": {"grade": "none"}, "evidence": evidence,
+        "deviations": ["acme-soul 1.x crashes"], "duration_ms": 3});
+    let tally = json!({"exact": 1, "partial": 0, "wrong": 0, "none": 0});
+    let certificate = json!({"format": "soul-kit", "operation": "validate", "profile": "spec",
+        "certified": true, "reasons": [], "must_cases_passed": 1, "must_cases": 1,
+        "diagnostics_grade": "exact", "diagnostics": tally, "choices": [],
         "implementation": {"name": "x", "version": ""}, "corpus_hash": format!("sha256:{}", "0".repeat(64)),
         "soulcheck_version": "0.1.0", "issued_at": "2025-01-01T00:00:00Z"});
     let header = json!({"type": "header", "soulcheck_version": "0.1.0",
         "corpus_hash": format!("sha256:{}", "0".repeat(64)), "cases": 1, "mode": "in-process",
         "implementation": {"name": "soulcheck reference", "version": "0.1.0"},
-        "settings": {}, "started_at": "2025-01-01T00:00:00Z"});
+        "settings": {"strictness": "reference", "profile": "spec"},
+        "started_at": "2025-01-01T00:00:00Z"});
+    let footer = json!({"type": "footer", "complete": true, "finished_at": "2025-01-01T00:00:00Z",
+        "summary": {"passed": 0, "failed": 0, "skipped": 0, "expected_failures": 0,
+        "diagnostics": {"exact": 0, "partial": 0, "wrong": 0, "none": 0}}});
+    let rule = json!({"id": "soul-kit.size", "format": "soul-kit", "level": "must",
+        "severity": "error", "source": "soul-kit-v1.md § Size", "requirement": "r",
+        "basis": "spec", "strict": false});
+    let case = json!({"id": "x", "format": "soul-kit", "operation": "validate",
+        "description": "d", "rules": [], "input": "input.soulkit.json", "verdict": {"kind": "reject"},
+        "diagnostics": [], "optional": [], "verdict_only": false, "value": null, "context": {},
+        "deviations": []});
+    let entry = json!({"id": "x", "format": "soul-kit", "operation": "validate",
+        "input": "input.soulkit.json", "input_kind": "document", "rules": [],
+        "verdict": "implementation-defined", "strict_verdict": "reject", "basis": "suite",
+        "profile": "strict", "description": "d", "deviations": []});
     // The valid bases, so each rejection below is due to its one change.
+    let bases = [
+        ("command", &run),
+        ("report-jsonl", &header),
+        ("report-jsonl", &record),
+        ("report-jsonl", &crash),
+        ("report-jsonl", &footer),
+        ("certificate", &certificate),
+        ("rules", &json!([rule])),
+        ("case", &case),
+        ("cases", &json!([entry])),
+    ];
     let mut failures = Vec::new();
-    schemas.check("command", &run, "base run", &mut failures);
-    schemas.check("report-jsonl", &header, "base header", &mut failures);
-    schemas.check("report-jsonl", &record, "base record", &mut failures);
-    schemas.check(
-        "certificate",
-        &certificate,
-        "base certificate",
-        &mut failures,
-    );
-    assert_no_failures(&failures, 4, "valid bases");
+    for (name, base) in bases {
+        schemas.check(name, base, "base", &mut failures);
+    }
+    assert_no_failures(&failures, bases.len(), "valid bases");
 
     let rejected = [
         ("report", json!({}), "no verdict"),
@@ -1020,15 +1567,141 @@ fn wrong_messages_are_rejected() {
         ),
         (
             "report-jsonl",
-            json!({"type": "footer", "complete": false, "finished_at": "2025-01-01T00:00:00Z",
-            "summary": {"passed": 0, "failed": 0, "skipped": 0, "expected_failures": 0}}),
+            with(&footer, "/complete", json!(false)),
             "incomplete footer",
         ),
         (
             "report-jsonl",
-            json!({"type": "footer", "complete": true, "finished_at": "yesterday",
-            "summary": {"passed": 0, "failed": 0, "skipped": 0, "expected_failures": 0}}),
+            with(&footer, "/finished_at", json!("yesterday")),
             "time not RFC 3339",
+        ),
+        (
+            "report-jsonl",
+            with(
+                &footer,
+                "/summary",
+                json!({"passed": 0, "failed": 0, "skipped": 0,
+                "expected_failures": 0}),
+            ),
+            "tally without grade counts",
+        ),
+        (
+            "report-jsonl",
+            with(&header, "/settings", json!({"strictness": "conformance"})),
+            "settings without a profile",
+        ),
+        (
+            "report-jsonl",
+            with(&header, "/settings/profile", json!("lenient")),
+            "unknown profile",
+        ),
+        (
+            "report-jsonl",
+            without(&record, "operation"),
+            "record without operation",
+        ),
+        (
+            "report-jsonl",
+            without(&record, "diagnostics"),
+            "record without a diagnostics grade",
+        ),
+        (
+            "report-jsonl",
+            without(&record, "actual"),
+            "pass without an answer",
+        ),
+        (
+            "report-jsonl",
+            with(
+                &with(&record, "/result", json!("timeout")),
+                "/explanation",
+                json!("timed out"),
+            ),
+            "timeout with an answer",
+        ),
+        (
+            "report-jsonl",
+            with(&record, "/diagnostics/grade", json!("good")),
+            "unknown grade",
+        ),
+        (
+            "report-jsonl",
+            with(&record, "/diagnostics", json!({"grade": "partial"})),
+            "partial without missing diagnostics",
+        ),
+        (
+            "report-jsonl",
+            with(
+                &record,
+                "/diagnostics",
+                json!({"grade": "exact", "unexpected": [{"rule": "r", "severity": "error"}]}),
+            ),
+            "exact with an unexpected diagnostic",
+        ),
+        (
+            "report-jsonl",
+            with(&record, "/diagnostics", json!({"grade": "wrong"})),
+            "wrong without a wrong diagnostic",
+        ),
+        (
+            "report-jsonl",
+            with(
+                &record,
+                "/diagnostics",
+                json!({"grade": "none", "missing": []}),
+            ),
+            "empty missing list written instead of left out",
+        ),
+        (
+            "report-jsonl",
+            with(&crash, "/diagnostics", json!({"grade": "exact"})),
+            "a grade without an answer",
+        ),
+        (
+            "report-jsonl",
+            with(&record, "/evidence", evidence.clone()),
+            "evidence of a pass with acceptable diagnostics",
+        ),
+        (
+            "report-jsonl",
+            with(&crash, "/result", json!("timeout")),
+            "crash match on a timeout",
+        ),
+        (
+            "report-jsonl",
+            with(&crash, "/evidence/exit", json!("exploded")),
+            "unknown way to end",
+        ),
+        (
+            "report-jsonl",
+            with(&crash, "/evidence/exit", json!("killed by signal 9")),
+            "crash match without a reject exit code",
+        ),
+        (
+            "report-jsonl",
+            with(&crash, "/evidence/crash_match/line_number", json!(0)),
+            "crash match on line 0",
+        ),
+        (
+            "report-jsonl",
+            with(&crash, "/evidence/stdout", json!({"text": ""})),
+            "stream without truncated",
+        ),
+        (
+            "report-jsonl",
+            with(
+                &crash,
+                "/evidence",
+                json!({"exit": "answered",
+                "stdout": {"text": "{}", "truncated": false},
+                "stderr": {"text": "log", "truncated": false}, "cap_bytes": 8192}),
+            ),
+            "stderr of a persistent process that answered",
+        ),
+        (
+            "report-jsonl",
+            with(&crash, "/deviations", json!([])),
+            "empty deviations written instead of left out",
         ),
         (
             "certificate",
@@ -1042,10 +1715,74 @@ fn wrong_messages_are_rejected() {
         ),
         (
             "certificate",
+            with(
+                &with(&certificate, "/certified", json!(false)),
+                "/reasons",
+                json!(["soul-kit/x crashed"]),
+            ),
+            "malformed reason",
+        ),
+        (
+            "certificate",
+            with(&certificate, "/must_cases", json!(0)),
+            "certified without a must-level case",
+        ),
+        (
+            "certificate",
             with(&certificate, "/corpus_hash", json!("md5:00")),
             "malformed corpus hash",
         ),
+        (
+            "certificate",
+            without(&certificate, "operation"),
+            "certificate without operation",
+        ),
+        (
+            "certificate",
+            with(&certificate, "/profile", json!("lax")),
+            "unknown profile",
+        ),
+        (
+            "certificate",
+            without(&certificate, "diagnostics"),
+            "grade without counts",
+        ),
+        (
+            "certificate",
+            with(&certificate, "/diagnostics/wrong", json!(1)),
+            "exact grade over a wrong case",
+        ),
+        (
+            "certificate",
+            with(&certificate, "/diagnostics_grade", json!("none")),
+            "no grade over an exact case",
+        ),
         ("case", json!({"id": "x"}), "case.json missing members"),
+        (
+            "case",
+            without(&case, "optional"),
+            "case.json without optional",
+        ),
+        (
+            "case",
+            with(
+                &case,
+                "/strict",
+                json!({"verdict": {"kind": "implementation-defined",
+                "allowed": ["accept", "reject"], "reference": "reject"},
+                "diagnostics": [], "optional": []}),
+            ),
+            "strict expectation left to the implementation",
+        ),
+        (
+            "case",
+            with(
+                &case,
+                "/strict",
+                json!({"verdict": {"kind": "reject"}, "diagnostics": []}),
+            ),
+            "strict expectation without optional",
+        ),
         (
             "index",
             json!({"corpus_hash": format!("sha256:{}", "0".repeat(64)),
@@ -1054,15 +1791,86 @@ fn wrong_messages_are_rejected() {
         ),
         (
             "rules",
-            json!([{"id": "soul-md.size.limit", "format": "soul-kit", "level": "must",
-            "severity": "error", "source": "soul-kit-v1.md § Size", "requirement": "r"}]),
+            json!([with(&rule, "/id", json!("soul-md.size.limit"))]),
             "rule ID of another format",
         ),
         (
             "rules",
-            json!([{"id": "soul-kit.size", "format": "soul-kit", "level": "must",
-            "severity": "error", "source": "soul-kit-v1.md § Size", "requirement": "r", "note": "n"}]),
+            json!([with(&rule, "/note", json!("n"))]),
             "unknown member",
+        ),
+        (
+            "rules",
+            json!([with(&rule, "/basis", json!("folklore"))]),
+            "unknown basis",
+        ),
+        (
+            "rules",
+            json!([without(&rule, "basis")]),
+            "rule without basis",
+        ),
+        (
+            "rules",
+            json!([without(&rule, "strict")]),
+            "rule without strict",
+        ),
+        (
+            "rules",
+            json!([with(&rule, "/basis", json!("upstream"))]),
+            "upstream rule naming no implementation",
+        ),
+        (
+            "rules",
+            json!([with(&rule, "/upstream", json!("acme-soul 2.1"))]),
+            "spec rule naming an implementation",
+        ),
+        (
+            "rules",
+            json!([with(&rule, "/basis", json!("suite"))]),
+            "suite rule without a decision",
+        ),
+        (
+            "rules",
+            json!([with(
+                &with(&rule, "/basis", json!("suite")),
+                "/decision",
+                json!("  ")
+            )]),
+            "suite rule with a blank decision",
+        ),
+        (
+            "rules",
+            json!([with(&rule, "/strict", json!(true))]),
+            "strict-only spec rule",
+        ),
+        (
+            "cases",
+            json!([with(&entry, "/profile", json!("spec"))]),
+            "implementation-defined case definite in the spec profile",
+        ),
+        (
+            "cases",
+            json!([with(
+                &entry,
+                "/strict_verdict",
+                json!("implementation-defined")
+            )]),
+            "strict verdict left to the implementation",
+        ),
+        (
+            "cases",
+            json!([with(&entry, "/input_kind", json!("tree"))]),
+            "unknown input kind",
+        ),
+        (
+            "cases",
+            json!([without(&entry, "basis")]),
+            "entry without basis",
+        ),
+        (
+            "command",
+            with(&run, "/context/profile", json!("spec")),
+            "context naming the default profile",
         ),
     ];
     let mut accepted = Vec::new();

@@ -6,6 +6,10 @@
 //! the tree description (`tree`), so a consumer on a system that cannot hold such
 //! entries still knows what the tree was meant to contain. Exporting a case with a FIFO
 //! fails where FIFOs cannot be made (see [`crate::tree`]).
+//!
+//! `case.json` carries the expectation of both profiles: the case's own (`verdict`,
+//! `diagnostics`, and the `optional` diagnostics a validator may report or leave out)
+//! and, where the case has one, the strict profile's (`strict`).
 
 use std::path::Path;
 
@@ -53,11 +57,22 @@ pub fn export(corpus: &Corpus, catalogue: &Catalogue, dir: &Path) -> Result<usiz
             "input": case.input_name(),
             "verdict": case.verdict,
             "diagnostics": case.diagnostics,
+            "optional": case.optional,
             "verdict_only": case.verdict_only,
             "value": case.value,
             "context": case.context,
             "deviations": case.deviations,
         });
+        // The strict profile's own expectation, where the case has one; without it the
+        // strict profile expects the spec profile's verdict, or the reference's choice
+        // where that is implementation-defined.
+        if let Some(strict) = &case.strict {
+            metadata["strict"] = json!({
+                "verdict": strict.verdict,
+                "diagnostics": strict.diagnostics,
+                "optional": strict.optional,
+            });
+        }
         if let InputSource::Tree(spec) = &case.input {
             metadata["tree"] = serde_json::to_value(spec).unwrap_or_default();
         }

@@ -1,7 +1,7 @@
 //! The corpus self-check: the corpus must be well formed before any validator is judged
 //! against it. `cargo test` runs it as a trial of its own.
 
-use soulcheck_vocabulary::{Level, Profile, Severity, Verdict};
+use soulcheck_vocabulary::{Basis, Level, Profile, Severity, Verdict};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
@@ -122,19 +122,16 @@ pub fn check(corpus: &Corpus, catalogue: &Catalogue) -> Vec<Problem> {
         }
         // Only the spec's text (or a uniform upstream shape) may fail a validator: a
         // definite verdict in the spec profile rests on such rules alone.
+        // A strict-only rule never fires in the spec profile, so a spec verdict cannot rest
+        // on it: naming it (for the [strict] table's sake) is fine.
         if spec.verdict.is_definite() {
             for rule in case.spec_rules() {
-                if let Some(found) = catalogue
+                if catalogue
                     .get(rule)
-                    .filter(|rule| !rule.decides_spec_verdicts())
+                    .is_some_and(|found| found.basis == Basis::Suite && !found.strict)
                 {
-                    let why = if found.strict {
-                        "applies in the strict profile only"
-                    } else {
-                        "is a decision of this suite"
-                    };
                     problem(format!(
-                        "the definite verdict rests on `{rule}`, which {why}: make the case implementation-defined, or give the strict profile's expectation in a [strict] table"
+                        "the definite verdict rests on `{rule}`, which is a decision of this suite: make the case implementation-defined, or, where the spec's text allows what the rule forbids, make the rule strict-only and give the strict profile's expectation in a [strict] table"
                     ));
                 }
             }

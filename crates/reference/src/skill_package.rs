@@ -27,7 +27,7 @@ use crate::diagnostic::rules::skill_package as rule;
 use crate::diagnostic::{Diagnostic, Format, LineIndex, Location, Position, Report, RuleId, Span};
 use crate::json::walk::{optional as member, JsonRules, Repeats, UnknownMembers, Walker};
 use crate::json::{Limits, Node, ReadRules, Value};
-use crate::{Context, Input, Unsupported};
+use crate::{Context, Input, Profile, Unsupported};
 
 /// Largest content of one file, in UTF-8 bytes of the decoded text (spec, Limits: "Text
 /// content per file: 256 KiB in UTF-8 bytes").
@@ -103,12 +103,16 @@ const TEXT_SUFFIXES: &[&str] = &["json", "xml", "yaml"];
 
 /// Validates a skill package (`skill-package`, operation `validate`): a document named
 /// `SKILL.md` is a bare head, any other document a JSON envelope, and a tree a skill
-/// directory.
-pub fn validate(input: Input<'_>, _context: &Context) -> Result<Report, Unsupported> {
+/// directory. The context's profile says whether the catalogue's strict-only rules
+/// (`strict = true`) apply.
+pub fn validate(input: Input<'_>, context: &Context) -> Result<Report, Unsupported> {
+    let profile = crate::profile(context);
     Ok(match input {
-        Input::Document { name, bytes } if is_head_file_name(name) => check_head_file(bytes),
-        Input::Document { bytes, .. } => check_envelope(bytes),
-        Input::Tree(root) => tree::check(root),
+        Input::Document { name, bytes } if is_head_file_name(name) => {
+            check_head_file(bytes, profile)
+        }
+        Input::Document { bytes, .. } => check_envelope(bytes, profile),
+        Input::Tree(root) => tree::check(root, profile),
     })
 }
 
@@ -126,7 +130,7 @@ pub fn is_head_file_name(name: &str) -> bool {
 
 /// Checks a bare `SKILL.md`: the per-file limit, UTF-8, then the head contract.
 /// Diagnostics carry a line and column in the file (the size limit carries none).
-fn check_head_file(source: &[u8]) -> Report {
+fn check_head_file(source: &[u8], profile: Profile) -> Report {
     let mut report = Report::new(Format::SkillPackage);
     // skill-package.limit.file-bytes (spec, Limits: 256 KiB per file): an oversize head is
     // reported by the limit alone and not parsed.
@@ -155,14 +159,15 @@ fn check_head_file(source: &[u8]) -> Report {
             return report;
         }
     };
-    head::check(content, &Place::Bare, &mut report.diagnostics);
+    head::check(content, &Place::Bare, profile, &mut report.diagnostics);
     report
 }
 
 /// Checks a JSON envelope.
-fn check_envelope(source: &[u8]) -> Report {
+fn check_envelope(source: &[u8], profile: Profile) -> Report {
     let mut checker = Envelope {
         walker: Walker::new(source, &JSON_RULES, Format::SkillPackage),
+        profile,
     };
     // The reader reports skill-package.envelope.size, skill-package.json.* and duplicate
     // keys.
@@ -349,6 +354,7 @@ pub(crate) struct PackageFile<'a> {
 
 struct Envelope<'s> {
     walker: Walker<'s>,
+    profile: Profile,
 }
 
 impl Envelope<'_> {
@@ -496,7 +502,7 @@ impl Envelope<'_> {
                 }
             }
         }
-        paths::check(&package, &mut self.walker.report.diagnostics);
+        paths::check(&package, self.profile, &mut self.walker.report.diagnostics);
         // skill-package.limit.total-bytes (spec, Limits: 1 MiB in total).
         if total > MAX_TOTAL_BYTES {
             self.at(
@@ -524,7 +530,12 @@ impl Envelope<'_> {
                     pointer: format!("/files/{index}/content"),
                     literal: node.span,
                 };
-                head::check(content, &place, &mut self.walker.report.diagnostics);
+                head::check(
+                    content,
+                    &place,
+                    self.profile,
+                    &mut self.walker.report.diagnostics,
+                );
             }
         }
     }
@@ -536,7 +547,8 @@ impl Envelope<'_> {
 
     /// The contentType rules (spec: "All supported package contents are text").
     fn content_type(&mut self, value: &str, pointer: &str, span: Span) {
-        // skill-package.file.content-type.syntax (decision: RFC 6838 / RFC 9110 grammar).
+        // skill-package.file.content-type.syntax (decision, implementation-defined: the
+        // RFC 6838 / RFC 9110 grammar).
         let Ok(media) = MediaType::parse(value) else {
             self.at(
                 rule::FILE_CONTENT_TYPE_SYNTAX,
@@ -546,7 +558,8 @@ impl Envelope<'_> {
             );
             return;
         };
-        // skill-package.file.content-type.text (decision: the textual types listed there).
+        // skill-package.file.content-type.text (spec: "All supported package contents are
+        // text"; decision: the textual types listed there).
         let top = media.ty.as_str().to_ascii_lowercase();
         let sub = media.subty.as_str().to_ascii_lowercase();
         let suffix = media
@@ -565,7 +578,11 @@ impl Envelope<'_> {
                 format!("{value:?} is not a text media type; all package contents are text"),
             );
         }
-        // skill-package.file.content-type.charset (decision: only UTF-8 may be declared).
+        // skill-package.file.content-type.charset (strict profile only: only UTF-8 may be
+        // declared).
+        if self.profile != Profile::Strict {
+            return;
+        }
         if let Some(charset) = media.get_param(mediatype::names::CHARSET) {
             if !charset.unquoted_str().eq_ignore_ascii_case("utf-8") {
                 self.at(
@@ -648,7 +665,7 @@ mod tests {
         }
         envelope.push_str("]}");
         assert!(envelope.len() > 6 * 1024 * 1024 && envelope.len() < MAX_ENVELOPE_BYTES);
-        let report = check_envelope(envelope.as_bytes());
+        let report = check_envelope(envelope.as_bytes(), Profile::Strict);
         assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
     }
 }

@@ -4,13 +4,17 @@
 //! The checker reads the document with the strict JSON reader, then walks the fixed shape
 //! the spec's field table gives, reporting every violation it finds. Each check names its
 //! rule constant; the rule's catalogue entry cites the passage and any decision taken.
+//! The strict profile adds the suite's protective string rules (C1 controls, look-alike
+//! spellings of the markers), which the spec's text allows.
 
 use crate::diagnostic::rules::soul_kit as rule;
+use std::collections::HashSet;
+
 use crate::diagnostic::{Format, Report, RuleId, Span};
 use crate::json::walk::{optional, JsonRules, Repeats, UnknownMembers, Walker};
 use crate::json::{pointer_join, Limits, Node, ReadRules, Value};
 use crate::text;
-use crate::{Context, Input, Unsupported};
+use crate::{Context, Input, Profile, Unsupported};
 
 /// Largest valid document, in bytes (spec: "Maximum encoded size is 262144 bytes").
 pub const MAX_BYTES: usize = 262_144;
@@ -85,14 +89,19 @@ struct Count {
 }
 
 /// Validates one Soul Kit document (`soul-kit`, operation `validate`); a tree is refused.
-pub fn validate(input: Input<'_>, _context: &Context) -> Result<Report, Unsupported> {
-    Ok(check(input.document_bytes(Format::SoulKit, "validate")?))
+/// The context's profile says whether the strict-only rules apply.
+pub fn validate(input: Input<'_>, context: &Context) -> Result<Report, Unsupported> {
+    Ok(check(
+        input.document_bytes(Format::SoulKit, "validate")?,
+        crate::profile(context),
+    ))
 }
 
-/// Checks one Soul Kit document.
-fn check(source: &[u8]) -> Report {
+/// Checks one Soul Kit document in `profile`.
+pub fn check(source: &[u8], profile: Profile) -> Report {
     let mut checker = Checker {
         walker: Walker::new(source, &JSON_RULES, Format::SoulKit),
+        profile,
     };
     // The reader reports soul-kit.size.max, soul-kit.json.* and duplicate keys.
     if let Some(document) = checker.walker.read() {
@@ -103,6 +112,7 @@ fn check(source: &[u8]) -> Report {
 
 struct Checker<'s> {
     walker: Walker<'s>,
+    profile: Profile,
 }
 
 impl Checker<'_> {
@@ -374,10 +384,20 @@ impl Checker<'_> {
     }
 
     /// soul-kit.object.unknown-key and soul-kit.field.required (spec: "All objects are
-    /// closed"; every listed field is required).
+    /// closed"; every listed field is required), then the string rules on the key of each
+    /// unknown member: a key is a JSON string too, and the only one a kit spells freely.
     fn closed_object(&mut self, node: &Node<'_>, pointer: &str, fields: &[&str]) {
         self.walker
             .closed_object(node, pointer, fields, rule::FIELD_REQUIRED);
+        // Like the unknown-key check, only the first occurrence of a key.
+        let mut seen: HashSet<&str> = HashSet::new();
+        for member in node.as_object().unwrap_or_default() {
+            let key: &str = &member.key;
+            if fields.contains(&key) || !seen.insert(key) {
+                continue;
+            }
+            self.text_rules(key, &pointer_join(pointer, key), member.key_span);
+        }
     }
 
     /// The first member named `field`, if present (absence is reported by `closed_object`).
@@ -452,36 +472,63 @@ impl Checker<'_> {
         }
     }
 
+    /// The rules every string value obeys.
+    fn string_rules(&mut self, node: &Node<'_>, pointer: &str) {
+        if let Some(value) = node.as_str() {
+            self.text_rules(value, pointer, node.span);
+        }
+    }
+
     /// The rules every string obeys (spec: "Strings must contain visible content, may use
     /// newline or tab, and may not contain other ASCII control characters or
-    /// `SOULWARE:DEFAULT` or `soulware-kit:` marker text in any letter case").
-    fn string_rules(&mut self, node: &Node<'_>, pointer: &str) {
-        let Some(value) = node.as_str() else { return };
+    /// `SOULWARE:DEFAULT` or `soulware-kit:` marker text in any letter case"), and in the
+    /// strict profile the suite's protective string rules.
+    fn text_rules(&mut self, value: &str, pointer: &str, span: Span) {
+        let strict = self.profile == Profile::Strict;
         // soul-kit.string.visible
         if !text::has_visible_content(value) {
             self.at(
                 rule::STRING_VISIBLE,
                 pointer,
-                node.span,
+                span,
                 "the string has no visible content".to_owned(),
             );
         }
-        // soul-kit.string.control (C1 controls by the reference's decision).
-        if text::has_forbidden_control(value) {
+        // soul-kit.string.control: ASCII controls other than newline and tab.
+        if text::has_forbidden_ascii_control(value) {
             self.at(
                 rule::STRING_CONTROL,
                 pointer,
-                node.span,
-                "the string holds a control character other than newline or tab".to_owned(),
+                span,
+                "the string holds an ASCII control character other than newline or tab".to_owned(),
             );
         }
-        // soul-kit.string.marker
-        if text::contains_folded(value, MARKERS) {
+        // soul-kit.string.c1-control (strict profile): the text allows C1 controls.
+        if strict && text::has_c1_control(value) {
+            self.at(
+                rule::STRING_C1_CONTROL,
+                pointer,
+                span,
+                "the string holds a C1 control character (U+0080 to U+009F)".to_owned(),
+            );
+        }
+        // soul-kit.string.marker: the marker in any ASCII letter case.
+        if text::contains_ascii_case_insensitive(value, MARKERS) {
             self.at(
                 rule::STRING_MARKER,
                 pointer,
-                node.span,
+                span,
                 "the string holds reserved marker text (SOULWARE:DEFAULT or soulware-kit:)"
+                    .to_owned(),
+            );
+        } else if strict && text::contains_folded(value, MARKERS) {
+            // soul-kit.string.marker-lookalike (strict profile): a spelling of the marker
+            // that the text allows.
+            self.at(
+                rule::STRING_MARKER_LOOKALIKE,
+                pointer,
+                span,
+                "the string holds a look-alike spelling of reserved marker text (SOULWARE:DEFAULT or soulware-kit:)"
                     .to_owned(),
             );
         }
@@ -533,5 +580,72 @@ mod tests {
         ] {
             assert!(!is_kit_version(bad), "{bad}");
         }
+    }
+
+    /// The base kit of the corpus's generated cases with its summary replaced.
+    fn kit_with_summary(summary: &str) -> Vec<u8> {
+        let base = include_str!("../../../xtask/families/soul-kit/base.soulkit.json");
+        let start = base.find("\"summary\": ").expect("summary") + 11;
+        let end = start + base[start..].find('\n').expect("line end") - 1;
+        format!("{}{summary}{}", &base[..start], &base[end..]).into_bytes()
+    }
+
+    fn rules(source: &[u8], profile: Profile) -> Vec<(&'static str, String)> {
+        check(source, profile)
+            .diagnostics
+            .iter()
+            .map(|d| (d.rule.id, d.location.pointer.clone().unwrap_or_default()))
+            .collect()
+    }
+
+    #[test]
+    fn strict_rules_apply_in_the_strict_profile_only() {
+        let summary = |rule: &'static str| vec![(rule, "/summary".to_owned())];
+        let c1 = kit_with_summary(r#""A calm voice.\u0085It explains.""#);
+        assert_eq!(rules(&c1, Profile::Spec), []);
+        assert_eq!(
+            rules(&c1, Profile::Strict),
+            summary("soul-kit.string.c1-control")
+        );
+        let kelvin = kit_with_summary("\"soulware-\u{212A}it: here\"");
+        assert_eq!(rules(&kelvin, Profile::Spec), []);
+        assert_eq!(
+            rules(&kelvin, Profile::Strict),
+            summary("soul-kit.string.marker-lookalike")
+        );
+        // A marker in ASCII letter case is one rule in both profiles, never two.
+        let marker = kit_with_summary(r#""SoulWare:Default""#);
+        for profile in [Profile::Spec, Profile::Strict] {
+            assert_eq!(rules(&marker, profile), summary("soul-kit.string.marker"));
+        }
+        // ASCII controls, U+2028 and U+2029 as the text says, in both profiles.
+        let cr = kit_with_summary(r#""One.\r\nTwo.""#);
+        let separators = kit_with_summary(r#""One.\u2028Two.\u2029Three.""#);
+        for profile in [Profile::Spec, Profile::Strict] {
+            assert_eq!(rules(&cr, profile), summary("soul-kit.string.control"));
+            assert_eq!(rules(&separators, profile), []);
+        }
+    }
+
+    #[test]
+    fn the_keys_of_unknown_members_are_strings_too() {
+        let base = include_str!("../../../xtask/families/soul-kit/base.soulkit.json");
+        let kit = base.replacen(
+            '{',
+            r#"{"soulware-KIT:": 1, "": 2, "soulware-KIT:": 3, "#,
+            1,
+        );
+        let found = rules(kit.as_bytes(), Profile::Spec);
+        let at = |rule: &'static str, pointer: &str| (rule, pointer.to_owned());
+        assert_eq!(
+            found,
+            [
+                at("soul-kit.json.duplicate-key", "/soulware-KIT:"),
+                at("soul-kit.object.unknown-key", "/soulware-KIT:"),
+                at("soul-kit.object.unknown-key", "/"),
+                at("soul-kit.string.marker", "/soulware-KIT:"),
+                at("soul-kit.string.visible", "/"),
+            ]
+        );
     }
 }

@@ -18,7 +18,7 @@ use sha2::{Digest, Sha256};
 use crate::diagnostic::rules::soul_md as rule;
 use crate::diagnostic::{Diagnostic, Format, LineIndex, Location, Report, RuleId, Span};
 use crate::text;
-use crate::{Context, Input, Unsupported};
+use crate::{Context, Input, Profile, Unsupported};
 
 /// The recommended maximum size, in estimated tokens (spec: "keep under 4,000 tokens").
 pub const RECOMMENDED_MAX_TOKENS: usize = 4_000;
@@ -96,7 +96,8 @@ pub fn fingerprint(input: Input<'_>, _context: &Context) -> Result<Report, Unsup
 }
 
 /// Validates one SOUL.md (`soul-md`, operation `validate`); a tree is refused. `context`
-/// may hold the stored fingerprint under [`FINGERPRINT_CONTEXT_KEY`].
+/// may hold the stored fingerprint under [`FINGERPRINT_CONTEXT_KEY`], and the profile (the
+/// strict profile adds `soul-md.section.duplicate`).
 pub fn validate(input: Input<'_>, context: &Context) -> Result<Report, Unsupported> {
     Ok(check(
         input.document_bytes(Format::SoulMd, "validate")?,
@@ -130,6 +131,7 @@ fn check(source: &[u8], context: &Context) -> Report {
         source,
         lines: OnceCell::new(),
         report: Report::new(Format::SoulMd),
+        strict: crate::profile(context) == Profile::Strict,
     };
     // simdutf8's `compat` errors carry the same offsets as the standard library's.
     match simdutf8::compat::from_utf8(source) {
@@ -204,6 +206,8 @@ struct Checker<'s> {
     /// document without located diagnostics is not scanned for them.
     lines: OnceCell<LineIndex>,
     report: Report,
+    /// Whether the strict-only rules apply.
+    strict: bool,
 }
 
 impl Checker<'_> {
@@ -277,7 +281,9 @@ impl Checker<'_> {
         self.heading_levels(&outline);
         let sections = sections(&outline);
         self.required_sections(&sections);
-        self.duplicate_sections(&sections);
+        if self.strict {
+            self.duplicate_sections(&sections);
+        }
         if let Some(section) = first_known(&sections, CORE_RESPONSIBILITIES) {
             self.responsibilities(section, &outline);
         }
@@ -350,8 +356,8 @@ impl Checker<'_> {
         }
     }
 
-    /// soul-md.section.duplicate (decision: the Evolution Engine locates sections by their
-    /// heading, so a repeated section is ambiguous).
+    /// soul-md.section.duplicate, strict profile only (decision: the Evolution Engine
+    /// locates sections by their heading, so a repeated section is ambiguous).
     fn duplicate_sections(&mut self, sections: &[Section<'_>]) {
         // Where each section name first appears; its line is only looked up for a message.
         let mut first_starts: HashMap<String, usize> = HashMap::new();
@@ -476,15 +482,17 @@ fn outline(source: &str) -> Outline {
     } else {
         0
     };
-    let rest = source.get(offset..).unwrap_or_default();
     // Frontmatter is a metadata block opening the document. The metadata extensions are
     // only asked about the first block: elsewhere they would read a thematic break and a
-    // setext heading as metadata, which CommonMark does not.
+    // setext heading as metadata, which CommonMark does not. They end lines at LF only, so
+    // they are given a copy in which every lone CR (a line ending in CommonMark) is an LF:
+    // the same length, so every offset still points into the original.
+    let rest = lone_cr_as_lf(source.get(offset..).unwrap_or_default());
     let mut metadata = Options::empty();
     metadata.insert(Options::ENABLE_YAML_STYLE_METADATA_BLOCKS);
     metadata.insert(Options::ENABLE_PLUSES_DELIMITED_METADATA_BLOCKS);
-    let frontmatter = if may_open_with_metadata(rest) {
-        Parser::new_ext(rest, metadata).into_offset_iter().next()
+    let frontmatter = if may_open_with_metadata(&rest) {
+        Parser::new_ext(&rest, metadata).into_offset_iter().next()
     } else {
         None
     };
@@ -505,6 +513,20 @@ fn outline(source: &str) -> Outline {
     }
     .walk(body);
     outline
+}
+
+/// `text` with every CR that is not followed by LF replaced by LF, byte for byte.
+fn lone_cr_as_lf(text: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = text.as_bytes();
+    let lone = |at: usize| bytes[at] == b'\r' && bytes.get(at + 1) != Some(&b'\n');
+    if !(0..bytes.len()).any(lone) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let replaced: String = text
+        .char_indices()
+        .map(|(at, c)| if lone(at) { '\n' } else { c })
+        .collect();
+    std::borrow::Cow::Owned(replaced)
 }
 
 /// Whether the parser with metadata blocks enabled may give a metadata block as the first
@@ -857,6 +879,29 @@ mod tests {
         // Link reference definitions before the block are among them.
         assert_eq!(frontmatters, 7);
         assert!(!may_open_with_metadata("# Title\n\n---\na: 1\n---\n"));
+    }
+
+    /// Frontmatter with lone CR line endings is found as with LF or CRLF, at the same
+    /// offsets.
+    #[test]
+    fn frontmatter_with_any_line_ending() {
+        for document in [
+            "---\ntitle: x\n---\n# T\n",
+            "---\r\ntitle: x\r\n---\r\n# T\r\n",
+            "---\rtitle: x\r---\r# T\r",
+            "+++\rtitle = 1\r+++\r# T\r",
+        ] {
+            let outline = outline(document);
+            let span = outline.frontmatter.expect(document);
+            assert_eq!(span.start, 0, "{document:?}");
+            assert!(span.end <= document.find("# T").unwrap(), "{document:?}");
+            assert_eq!(outline.headings.len(), 1, "{document:?}");
+        }
+        assert_eq!(lone_cr_as_lf("a\rb\r\nc\r"), "a\nb\r\nc\n");
+        assert!(matches!(
+            lone_cr_as_lf("a\r\n"),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 
     #[test]

@@ -9,7 +9,8 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 
 /// A small deterministic pseudo-random source (xorshift64*), so inputs vary without
-/// depending on a random-number crate or on the run.
+/// depending on a random-number crate or on the run. A clone continues the same sequence.
+#[derive(Clone)]
 pub struct Rng(u64);
 
 impl Rng {
@@ -196,46 +197,116 @@ fn pad_after_first_byte(document: String, total: usize) -> Vec<u8> {
     bytes
 }
 
-/// A valid Soul Kit of exactly `total` bytes: every array at its largest count, every
-/// string at its largest length in `style`, and spaces before the first key for the rest
-/// (as the corpus's size cases pad). With `total` one past the limit it is the same kit,
-/// one space longer.
-pub fn soul_kit(style: Text, total: usize) -> Vec<u8> {
+/// The character bounds of the Soul Kit's strings and the largest counts of its arrays,
+/// from the spec's field table: the generators fill every one of them.
+mod kit_bounds {
+    pub const NAME: usize = 80;
+    pub const SUMMARY: usize = 400;
+    pub const CORE: usize = 800;
+    pub const TRAIT: usize = 240;
+    pub const TRAITS: usize = 6;
+    pub const STYLE_RULE: usize = 400;
+    pub const STYLE_RULES: usize = 12;
+    pub const AVOID: usize = 240;
+    pub const AVOIDS: usize = 8;
+    /// Each behavior and each adaptation.
+    pub const GUIDANCE: usize = 600;
+    pub const SITUATION: usize = 160;
+    pub const USER: usize = 800;
+    pub const ASSISTANT: usize = 1800;
+    pub const NOTE: usize = 400;
+    pub const EXAMPLES: usize = 8;
+    pub const CHECK: usize = 240;
+    pub const CHECKS: usize = 8;
+}
+
+/// How far a generated Soul Kit goes: to every bound, or one past each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum KitFill {
+    /// Every string at its largest length, every array at its largest count: valid.
+    AtBounds,
+    /// Every string one character past its bound, every array one entry past its count,
+    /// an id one character too long and a control character in every style rule and
+    /// check: every field is wrong at once.
+    PastBounds,
+}
+
+/// A Soul Kit's text, unpadded: `fill` decides whether it is the largest valid kit or one
+/// wrong in every field; `extra` members (already JSON, `"key": value`) are added to each
+/// example object in turn, for the unknown-key diagnostics of the invalid kit.
+fn soul_kit_text(style: Text, fill: KitFill, extra: &[String]) -> String {
+    use kit_bounds as bound;
     let mut rng = Rng::new(0x50u64 + style as u64);
     let escape = style == Text::Escaped;
-    let mut string = |chars: usize| json_string(&text(&mut rng, chars, style), escape);
+    let past = usize::from(fill == KitFill::PastBounds);
+    // A bell in the middle of a string: a control character that is not newline or tab.
+    let mut string = |chars: usize, control: bool| {
+        let mut value = text(&mut rng, chars + past, style);
+        if control && fill == KitFill::PastBounds {
+            // In place of the middle character, so the length stays one past the bound.
+            let (at, middle) = value.char_indices().nth(chars / 2).expect("a long string");
+            value.replace_range(at..at + middle.len_utf8(), "\u{7}");
+        }
+        json_string(&value, escape)
+    };
     let list = |strings: Vec<String>, indent: &str| {
         let inner = format!(",\n{indent}  ");
         format!("[\n{indent}  {}\n{indent}]", strings.join(&inner))
     };
-    let traits: Vec<String> = (0..6).map(|_| string(240)).collect();
-    let style_rules: Vec<String> = (0..12).map(|_| string(400)).collect();
-    let avoid: Vec<String> = (0..8).map(|_| string(240)).collect();
+    let traits: Vec<String> = (0..bound::TRAITS + past)
+        .map(|_| string(bound::TRAIT, false))
+        .collect();
+    let style_rules: Vec<String> = (0..bound::STYLE_RULES + past)
+        .map(|_| string(bound::STYLE_RULE, true))
+        .collect();
+    let avoid: Vec<String> = (0..bound::AVOIDS + past)
+        .map(|_| string(bound::AVOID, false))
+        .collect();
     let behavior: Vec<String> = ["explain", "disagree", "uncertainty", "mistakes", "progress"]
         .iter()
-        .map(|field| format!("\"{field}\": {}", string(600)))
+        .map(|field| format!("\"{field}\": {}", string(bound::GUIDANCE, false)))
         .collect();
     let adaptations: Vec<String> = ["everyday", "focused", "sensitive", "writing"]
         .iter()
-        .map(|field| format!("\"{field}\": {}", string(600)))
+        .map(|field| format!("\"{field}\": {}", string(bound::GUIDANCE, false)))
         .collect();
-    let examples: Vec<String> = (0..8)
-        .map(|_| {
+    let examples_count = bound::EXAMPLES + past;
+    let examples: Vec<String> = (0..examples_count)
+        .map(|index| {
+            let extra: Vec<&str> = extra
+                .iter()
+                .skip(index)
+                .step_by(examples_count)
+                .map(String::as_str)
+                .collect();
+            let extra = if extra.is_empty() {
+                String::new()
+            } else {
+                format!(",\n      {}", extra.join(",\n      "))
+            };
             format!(
-                "{{\n      \"situation\": {},\n      \"user\": {},\n      \"assistant\": {},\n      \"note\": {}\n    }}",
-                string(160),
-                string(800),
-                string(1800),
-                string(400)
+                "{{\n      \"situation\": {},\n      \"user\": {},\n      \"assistant\": {},\n      \"note\": {}{extra}\n    }}",
+                string(bound::SITUATION, false),
+                string(bound::USER, false),
+                string(bound::ASSISTANT, false),
+                string(bound::NOTE, false)
             )
         })
         .collect();
-    let checks: Vec<String> = (0..8).map(|_| string(240)).collect();
-    let document = format!(
+    let checks: Vec<String> = (0..bound::CHECKS + past)
+        .map(|_| string(bound::CHECK, true))
+        .collect();
+    // 48 characters, the id's bound (49 when every field is past its bound).
+    let id = if past == 1 {
+        "benchmark-kit-with-every-field-one-past-its-bound"
+    } else {
+        "benchmark-kit-with-every-field-at-its-bound-0001"
+    };
+    format!(
         r#"{{
   "format": "soulware.soul-kit",
   "format_version": 1,
-  "id": "benchmark-kit-at-the-size-limit",
+  "id": "{id}",
   "name": {name},
   "version": "9999.9999.9999",
   "summary": {summary},
@@ -258,9 +329,9 @@ pub fn soul_kit(style: Text, total: usize) -> Vec<u8> {
   "checks": {checks}
 }}
 "#,
-        name = string(80),
-        summary = string(400),
-        core = string(800),
+        name = string(bound::NAME, false),
+        summary = string(bound::SUMMARY, false),
+        core = string(bound::CORE, false),
         traits = list(traits, "    "),
         style_rules = list(style_rules, "    "),
         avoid = list(avoid, "    "),
@@ -268,8 +339,52 @@ pub fn soul_kit(style: Text, total: usize) -> Vec<u8> {
         adaptations = adaptations.join(",\n    "),
         examples = examples.join(",\n    "),
         checks = list(checks, "  "),
-    );
-    pad_after_first_byte(document, total)
+    )
+}
+
+/// The largest content a valid Soul Kit holds, in `style`: every array at its largest
+/// count, every string at its largest length, and no padding. The field table bounds all
+/// of it, so this is far under the byte limit (about 45 KB in ASCII).
+pub fn soul_kit_content(style: Text) -> Vec<u8> {
+    soul_kit_text(style, KitFill::AtBounds, &[]).into_bytes()
+}
+
+/// A valid Soul Kit of exactly `total` bytes: [`soul_kit_content`] with spaces before the
+/// first key for the rest (as the corpus's size cases pad). With `total` one past the
+/// limit it is the same kit, one space longer.
+pub fn soul_kit(style: Text, total: usize) -> Vec<u8> {
+    pad_after_first_byte(soul_kit_text(style, KitFill::AtBounds, &[]), total)
+}
+
+/// A Soul Kit of exactly `total` bytes wrong in every way a schema or the reference
+/// reports field by field, so a validator that collects every error has hundreds to
+/// collect: every string one character past its bound and every array one entry past
+/// its count (see `KitFill::PastBounds`), a control character in each style rule and
+/// check, and as many unknown members (each a string of 300 characters) spread over the
+/// examples as fit, with spaces for the few bytes left.
+pub fn soul_kit_invalid(total: usize) -> Vec<u8> {
+    let base = soul_kit_text(Text::Ascii, KitFill::PastBounds, &[]);
+    let mut rng = Rng::new(0x50BAD);
+    let mut extra = Vec::new();
+    // Each member adds its own bytes, the separator and the indentation before it.
+    let mut length = base.len();
+    loop {
+        let member = format!(
+            "\"unknown_member_{:04}\": {}",
+            extra.len(),
+            json_string(&text(&mut rng, 300, Text::Ascii), false)
+        );
+        let added = member.len() + ",\n      ".len();
+        if length + added > total {
+            break;
+        }
+        length += added;
+        extra.push(member);
+    }
+    pad_after_first_byte(
+        soul_kit_text(Text::Ascii, KitFill::PastBounds, &extra),
+        total,
+    )
 }
 
 /// A SOUL.md of exactly `total` bytes: a role title, the five required sections in the
@@ -407,36 +522,141 @@ fn file_text(rng: &mut Rng, kind: usize, bytes: usize) -> String {
     out
 }
 
+/// One inline supporting file of a Soulacy package, 2 to 14 KB of one of four kinds
+/// (Markdown, Japanese notes, Python, YAML), with its true SHA-256 digest.
+fn soulacy_file(rng: &mut Rng, index: usize) -> serde_json::Value {
+    let kind = index % 4;
+    let size = 2_000 + rng.below(12_000);
+    let body = file_text(rng, kind, size);
+    let path = match kind {
+        0 => format!("knowledge/notes-{index}.md"),
+        1 => format!("knowledge/ja/ノート-{index}.md"),
+        2 => format!("tools/step_{index}.py"),
+        _ => format!("config/settings-{index}.yaml"),
+    };
+    soulacy_file_entry(&path, &body)
+}
+
+/// A `files[]` entry: path, digest, byte count and text.
+fn soulacy_file_entry(path: &str, body: &str) -> serde_json::Value {
+    json!({
+        "path": path,
+        "sha256": format!("{:x}", Sha256::digest(body.as_bytes())),
+        "bytes": body.len(),
+        "text": body,
+    })
+}
+
 /// A Soulacy v2 package of realistic large size: a full manifest (every list filled, a
 /// dozen secrets, publisher, a requires block), a SOUL.yaml of a few kilobytes and `files`
 /// inline supporting files of 2 to 14 KB each (Markdown, Japanese notes, Python, YAML)
 /// with their true SHA-256 digests.
 pub fn soulacy_package(files: usize) -> Vec<u8> {
     let mut rng = Rng::new(0x50AC);
+    let file_entries: Vec<serde_json::Value> = (0..files)
+        .map(|index| soulacy_file(&mut rng, index))
+        .collect();
+    let mut bytes = serde_json::to_vec_pretty(&soulacy_document(&mut rng, file_entries))
+        .expect("a JSON value serialises");
+    bytes.push(b'\n');
+    bytes
+}
+
+/// The largest content a valid Soulacy package holds: exactly `total` bytes (the package
+/// limit) of the realistic package's manifest and inline files, a last file sized so the
+/// document ends at the limit, and spaces only for the byte or two a file cannot take.
+/// The format bounds no string or count, so nothing but the limit stops the content.
+/// With `escaped` every non-ASCII character is written as a `\u` escape (as Python's
+/// `json.dumps` writes by default), which leaves room for fewer files.
+pub fn soulacy_package_filled(total: usize, escaped: bool) -> Vec<u8> {
+    let mut rng = Rng::new(0x50AC);
+    let serialise = |value: &serde_json::Value| {
+        let mut bytes = serde_json::to_vec_pretty(value).expect("a JSON value serialises");
+        bytes.push(b'\n');
+        if escaped {
+            escape_non_ascii(&bytes)
+        } else {
+            bytes
+        }
+    };
+    // Files are added while an estimate of the document (each file's entry, its path again
+    // in files_required, indentation) stays well under the limit; the last file then
+    // takes up exactly what is left.
+    let mut estimate = serialise(&soulacy_document(&mut rng.clone(), Vec::new())).len();
+    let mut entries = Vec::new();
+    loop {
+        let entry = soulacy_file(&mut rng, entries.len());
+        let path = entry["path"].as_str().unwrap_or_default().len();
+        let size = serialise(&entry).len() + 3 * path + 64;
+        if estimate + size + 32 * 1024 > total {
+            break;
+        }
+        estimate += size;
+        entries.push(entry);
+    }
+    let last = entries.len();
+    fill_exactly(total, |bytes| {
+        let mut files = entries.clone();
+        let body = exact_text(&mut Rng::new(0x50AD), bytes, Text::Ascii);
+        files.push(soulacy_file_entry(
+            &format!("knowledge/notes-{last}.md"),
+            &body,
+        ));
+        serialise(&soulacy_document(&mut rng.clone(), files))
+    })
+}
+
+/// The JSON document `build` makes with a free text of `n` bytes (the size growing with
+/// `n`), for the `n` that brings it closest to `total` bytes from below, padded with
+/// spaces after its first byte to exactly `total`.
+fn fill_exactly(total: usize, build: impl Fn(usize) -> Vec<u8>) -> Vec<u8> {
+    let empty = build(0).len();
+    assert!(
+        empty <= total,
+        "{empty} bytes before the free text, over {total}"
+    );
+    let mut free = total - empty;
+    for _ in 0..64 {
+        let document = build(free);
+        if document.len() > total {
+            free -= (document.len() - total).min(free);
+        } else if total - document.len() <= 2 {
+            let text = String::from_utf8(document).expect("the document is UTF-8");
+            return pad_after_first_byte(text, total);
+        } else {
+            free += (total - document.len()) / 2 + 1;
+        }
+    }
+    panic!("no free text brings the document to {total} bytes");
+}
+
+/// `json` with every non-ASCII character written as a `\u` escape (surrogate pairs above
+/// the Basic Multilingual Plane). In JSON, non-ASCII text can only stand inside strings,
+/// so the document means the same; only its encoding grows.
+pub fn escape_non_ascii(json: &[u8]) -> Vec<u8> {
+    let text = std::str::from_utf8(json).expect("JSON text is UTF-8");
+    let mut out = String::with_capacity(json.len() * 2);
+    for c in text.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        }
+    }
+    out.into_bytes()
+}
+
+/// Everything of the realistic Soulacy package but its files, with `file_entries` as its
+/// `files` (and their paths as `files_required`).
+fn soulacy_document(rng: &mut Rng, file_entries: Vec<serde_json::Value>) -> serde_json::Value {
     let names = |rng: &mut Rng, prefix: &str, count: usize| -> Vec<String> {
         (0..count)
             .map(|index| format!("{prefix}-{index}-{}", rng.pick(&["alpha", "beta", "gamma"])))
             .collect()
     };
-    let file_entries: Vec<serde_json::Value> = (0..files)
-        .map(|index| {
-            let kind = index % 4;
-            let size = 2_000 + rng.below(12_000);
-            let body = file_text(&mut rng, kind, size);
-            let path = match kind {
-                0 => format!("knowledge/notes-{index}.md"),
-                1 => format!("knowledge/ja/ノート-{index}.md"),
-                2 => format!("tools/step_{index}.py"),
-                _ => format!("config/settings-{index}.yaml"),
-            };
-            json!({
-                "path": path,
-                "sha256": format!("{:x}", Sha256::digest(body.as_bytes())),
-                "bytes": body.len(),
-                "text": body,
-            })
-        })
-        .collect();
     let files_required: Vec<String> = file_entries
         .iter()
         .filter_map(|entry| entry["path"].as_str().map(str::to_owned))
@@ -446,44 +666,44 @@ pub fn soulacy_package(files: usize) -> Vec<u8> {
             json!({
                 "kind": "provider_api_key",
                 "name": format!("llm.providers.p{index}.api_key"),
-                "description": text(&mut rng, 80, Text::Ascii),
+                "description": text(rng, 80, Text::Ascii),
             })
         })
         .collect();
     let soul_yaml = format!(
         "id: support-desk\nname: Support Desk\ntrigger: message\npersona: |\n  {}\n",
-        text(&mut rng, 6_000, Text::Ascii).replace('\n', "\n  ")
+        text(rng, 6_000, Text::Ascii).replace('\n', "\n  ")
     );
-    let package = json!({
+    json!({
         "schema_version": "soulacy.agent.package/v2",
         "exported_at": "2026-07-14T15:23:00Z",
         "manifest": {
             "agent_id": "support-desk",
             "name": "Support Desk",
             "version": "2026.07.14.3",
-            "description": text(&mut rng, 400, Text::Multibyte),
+            "description": text(rng, 400, Text::Multibyte),
             "trigger": "message",
-            "surfaces": names(&mut rng, "surface", 6),
-            "providers": names(&mut rng, "provider", 8),
-            "models": names(&mut rng, "model", 12),
-            "channels": names(&mut rng, "channel", 8),
-            "skills": names(&mut rng, "skill", 40),
-            "knowledge": names(&mut rng, "knowledge", 30),
-            "peer_agents": names(&mut rng, "peer", 10),
-            "builtins": names(&mut rng, "builtin", 16),
-            "mcp_servers": names(&mut rng, "mcp", 12),
-            "mcp_tools": names(&mut rng, "tool", 80),
-            "env": names(&mut rng, "ENV", 20),
-            "capabilities": names(&mut rng, "capability", 24),
+            "surfaces": names(rng, "surface", 6),
+            "providers": names(rng, "provider", 8),
+            "models": names(rng, "model", 12),
+            "channels": names(rng, "channel", 8),
+            "skills": names(rng, "skill", 40),
+            "knowledge": names(rng, "knowledge", 30),
+            "peer_agents": names(rng, "peer", 10),
+            "builtins": names(rng, "builtin", 16),
+            "mcp_servers": names(rng, "mcp", 12),
+            "mcp_tools": names(rng, "tool", 80),
+            "env": names(rng, "ENV", 20),
+            "capabilities": names(rng, "capability", 24),
             "secrets": secrets,
             "files_required": files_required,
-            "eval_suites": names(&mut rng, "eval", 10),
-            "sample_prompts": (0..40).map(|_| text(&mut rng, 120, Text::Multibyte)).collect::<Vec<_>>(),
-            "warnings": names(&mut rng, "warning", 4),
+            "eval_suites": names(rng, "eval", 10),
+            "sample_prompts": (0..40).map(|_| text(rng, 120, Text::Multibyte)).collect::<Vec<_>>(),
+            "warnings": names(rng, "warning", 4),
             "package_id": "acme/support-desk",
             "prior_version": "2026.07.01",
             "released_at": "2026-07-14T09:00:00Z",
-            "changelog": text(&mut rng, 2_000, Text::Ascii),
+            "changelog": text(rng, 2_000, Text::Ascii),
             "publisher": {
                 "id": "acme",
                 "display_name": "Acme Corp",
@@ -492,7 +712,7 @@ pub fn soulacy_package(files: usize) -> Vec<u8> {
             },
             "requires": {
                 "soulacy_version": ">=0.9",
-                "providers": (0..8).map(|index| json!({"id": format!("provider-{index}"), "reason": text(&mut rng, 60, Text::Ascii)})).collect::<Vec<_>>(),
+                "providers": (0..8).map(|index| json!({"id": format!("provider-{index}"), "reason": text(rng, 60, Text::Ascii)})).collect::<Vec<_>>(),
                 "channels": (0..8).map(|index| json!({"id": format!("channel-{index}")})).collect::<Vec<_>>(),
                 "mcp_servers": (0..12).map(|index| json!({"id": format!("mcp-{index}")})).collect::<Vec<_>>(),
                 "peer_agents": (0..10).map(|index| json!({"id": format!("peer-{index}")})).collect::<Vec<_>>(),
@@ -509,10 +729,7 @@ pub fn soulacy_package(files: usize) -> Vec<u8> {
             "algorithm": "sha256",
             "sha256": format!("{:x}", Sha256::digest(b"manifest")),
         },
-    });
-    let mut bytes = serde_json::to_vec_pretty(&package).expect("a JSON value serialises");
-    bytes.push(b'\n');
-    bytes
+    })
 }
 
 /// The keys of [`wide_object`].
@@ -697,11 +914,22 @@ pub fn write_skill_tree(root: &std::path::Path, files: &SkillFiles) {
     }
 }
 
+/// How long the content list of a generated compose bundle is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Content {
+    /// This many entries.
+    Entries(usize),
+    /// As many entries as fit in a manifest of exactly this many bytes (the manifest
+    /// limit): the format bounds no count, so the content list is what fills a manifest,
+    /// with spaces only for the bytes an entry cannot take.
+    FillTo(usize),
+}
+
 /// Writes an agent-compose bundle of realistic large size below `root` and returns its
 /// manifest's bytes: eight sources, `skills` selected skills each with its identity tree,
 /// four times as many excluded ones in the trace, and a content list of the role skill,
-/// every selected skill and the assets they carry (`content` entries in all).
-pub fn compose_bundle(root: &std::path::Path, skills: usize, content: usize) -> Vec<u8> {
+/// every selected skill and the assets they carry (as long as `content` says).
+pub fn compose_bundle(root: &std::path::Path, skills: usize, content: Content) -> Vec<u8> {
     let mut rng = Rng::new(0xB0D1E);
     let digest = |text: &str| format!("sha256:{:x}", Sha256::digest(text.as_bytes()));
     let sources: Vec<String> = (0..8)
@@ -750,8 +978,20 @@ pub fn compose_bundle(root: &std::path::Path, skills: usize, content: usize) -> 
         }));
     }
     let trace = json!({"format": "agent-compose.trace", "decisions": decisions});
-    let mut entries = Vec::with_capacity(content);
-    for index in 0..content {
+    let mut entries = Vec::new();
+    // Each entry of the pretty-printed list: its own lines, indented two levels deeper,
+    // and the separator before it.
+    let entry_bytes = |entry: &serde_json::Value| {
+        let text = serde_json::to_string_pretty(entry).expect("a JSON value serialises");
+        text.len() + 4 * text.lines().count() + ",\n".len()
+    };
+    let mut estimate = 0;
+    for index in 0.. {
+        if let Content::Entries(count) = content {
+            if index == count {
+                break;
+            }
+        }
         let id = match index {
             0 => "roster:core:role:platform:identity".to_owned(),
             index if index < skills => format!("{}:{}", selected[index].0, selected[index].1),
@@ -761,28 +1001,52 @@ pub fn compose_bundle(root: &std::path::Path, skills: usize, content: usize) -> 
                 rng.pick(&["invariant", "evaluation", "copy-contract", "personality"])
             ),
         };
-        entries.push(json!({"id": id, "digest": digest(&id)}));
+        let entry = json!({"id": id, "digest": digest(&id)});
+        if let Content::FillTo(total) = content {
+            estimate += entry_bytes(&entry);
+            if estimate > total {
+                break;
+            }
+        }
+        entries.push(entry);
     }
     let role_digest = digest("role-eng-platform");
-    let manifest = json!({
-        "format": "agent-compose.bundle",
-        "role": "eng-platform",
-        "role_skill": "role-eng-platform",
-        "role_skill_source": "roster:core:role:platform",
-        "role_skill_digest": role_digest,
-        "model_tier": "frontier",
-        "personalities": personalities,
-        "color": "#90a66a",
-        "identity": {"display_name": "Platform Engineer"},
-        "sources": sources,
-        "content": entries,
-        "delivery": {
-            "mode": "native-skills",
-            "instructions": "content/instructions.md",
-            "skills_root": "content/skills",
-        },
-    });
-    let manifest_bytes = serde_json::to_vec_pretty(&manifest).expect("a JSON value serialises");
+    let manifest = |entries: &[serde_json::Value]| {
+        json!({
+            "format": "agent-compose.bundle",
+            "role": "eng-platform",
+            "role_skill": "role-eng-platform",
+            "role_skill_source": "roster:core:role:platform",
+            "role_skill_digest": role_digest,
+            "model_tier": "frontier",
+            "personalities": personalities,
+            "color": "#90a66a",
+            "identity": {"display_name": "Platform Engineer"},
+            "sources": sources,
+            "content": entries,
+            "delivery": {
+                "mode": "native-skills",
+                "instructions": "content/instructions.md",
+                "skills_root": "content/skills",
+            },
+        })
+    };
+    let mut manifest_bytes =
+        serde_json::to_vec_pretty(&manifest(&entries)).expect("a JSON value serialises");
+    if let Content::FillTo(total) = content {
+        // The estimate left out the rest of the manifest: drop entries until it fits.
+        while manifest_bytes.len() > total {
+            let excess = manifest_bytes.len() - total;
+            let mut dropped = 0;
+            while dropped < excess {
+                dropped += entries.pop().as_ref().map_or(1, entry_bytes);
+            }
+            manifest_bytes =
+                serde_json::to_vec_pretty(&manifest(&entries)).expect("a JSON value serialises");
+        }
+        let text = String::from_utf8(manifest_bytes).expect("the manifest is UTF-8");
+        manifest_bytes = pad_after_first_byte(text, total);
+    }
     let write = |path: &str, bytes: &[u8]| {
         let path = root.join(path);
         if let Some(parent) = path.parent() {

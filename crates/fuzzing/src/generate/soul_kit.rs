@@ -431,10 +431,15 @@ fn unknown_key(
     let key = *u.choose(NEAR_MISS_KEYS)?;
     let value = Json::str(super::text(u, 1, 20)?);
     tree.push_member(&object, key, value);
-    prediction.at(
-        "soul-kit.object.unknown-key",
-        &json_text::join(&object, key),
-    );
+    let pointer = json_text::join(&object, key);
+    prediction.at("soul-kit.object.unknown-key", &pointer);
+    // The key of an unknown member is a string the string rules check too; of the
+    // near-miss keys only the empty one breaks one of them.
+    if key.is_empty() {
+        prediction
+            .expected
+            .push(Expected::pointer("soul-kit.string.visible", &pointer));
+    }
     Ok(())
 }
 
@@ -514,7 +519,9 @@ fn control_character(
     prediction: &mut Prediction,
 ) -> arbitrary::Result<()> {
     let slot = pick(u, slots, is_text)?;
-    let control = *u.choose(CONTROLS)?;
+    // The spec forbids ASCII controls; C1 controls are a strict-profile rule.
+    let ascii: Vec<char> = CONTROLS.iter().copied().filter(char::is_ascii).collect();
+    let control = *u.choose(&ascii)?;
     if let Some(Json::String(text)) = tree.at_mut(&slot.pointer) {
         // After the first (visible) character; the last one goes, so the length stays
         // within bounds.
@@ -584,14 +591,14 @@ fn marker(
         slots,
         |slot| matches!(slot.shape, Shape::Text { max, .. } if max >= 40),
     )?;
+    // The marker in ASCII letter cases; look-alike spellings (the Kelvin sign, zero-width
+    // characters inside) are a strict-profile rule.
     let marker = *u.choose(&[
         "SOULWARE:DEFAULT",
         "soulware-kit:",
         "SoulWare-Kit:",
-        "soul\u{200B}ware:default",
-        "\u{17F}oulware:default",
-        "soulware-\u{212A}it:",
-        "SOULWARE\u{2060}:DEFAULT",
+        "soulware:Default",
+        "SOULWARE-kit:",
     ])?;
     let text = format!("Use {marker} here");
     if let Some(node) = tree.at_mut(&slot.pointer) {

@@ -110,8 +110,10 @@ fn maybe(
     Ok(())
 }
 
-fn publisher(u: &mut Unstructured<'_>) -> arbitrary::Result<Json> {
-    let mut members = vec![("id".to_owned(), words(u)?)];
+/// A publisher block; its id is the publisher part of the package id (a mismatch is
+/// `soulacy-package.publisher.namespace`).
+fn publisher(u: &mut Unstructured<'_>, namespace: &str) -> arbitrary::Result<Json> {
+    let mut members = vec![("id".to_owned(), Json::str(namespace))];
     for key in ["display_name", "signature_key", "trust_level"] {
         maybe(u, &mut members, key, words)?;
     }
@@ -157,16 +159,22 @@ fn files(u: &mut Unstructured<'_>) -> arbitrary::Result<Json> {
     for index in 0..n {
         let dir = *u.choose(&["", "skills/", "docs/a b/", "é/", "./", "x..y/"])?;
         let path = format!("{dir}file-{index}.md");
-        let text = super::text(u, 1, 60)?;
+        // An entry without text is an empty file (Soulacy's exporter omits an empty text).
+        let text = if u.ratio(3u8, 4)? {
+            Some(super::text(u, 1, 60)?)
+        } else {
+            None
+        };
+        let content = text.as_deref().unwrap_or_default();
         let mut members = vec![
             ("path".to_owned(), Json::String(path)),
             (
                 "sha256".to_owned(),
-                Json::String(format!("{:x}", Sha256::digest(text.as_bytes()))),
+                Json::String(format!("{:x}", Sha256::digest(content.as_bytes()))),
             ),
-            ("bytes".to_owned(), Json::Number(text.len().to_string())),
+            ("bytes".to_owned(), Json::Number(content.len().to_string())),
         ];
-        if u.ratio(3u8, 4)? {
+        if let Some(text) = text {
             members.push(("text".to_owned(), Json::String(text)));
         }
         items.push(Json::Object(members));
@@ -197,7 +205,9 @@ pub fn package(u: &mut Unstructured<'_>, v2: bool) -> arbitrary::Result<Json> {
     let mut manifest = Vec::new();
     if v2 {
         manifest.push(("agent_id".to_owned(), words(u)?));
-        manifest.push(("package_id".to_owned(), Json::String(package_id(u)?)));
+        let id = package_id(u)?;
+        let namespace = id.split('/').next().unwrap_or_default().to_owned();
+        manifest.push(("package_id".to_owned(), Json::String(id)));
         manifest.push(("version".to_owned(), Json::String(calendar(u)?)));
         maybe(u, &mut manifest, "prior_version", |u| {
             Ok(Json::String(calendar(u)?))
@@ -206,7 +216,7 @@ pub fn package(u: &mut Unstructured<'_>, v2: bool) -> arbitrary::Result<Json> {
             Ok(Json::String(instant(u)?))
         })?;
         maybe(u, &mut manifest, "changelog", words)?;
-        maybe(u, &mut manifest, "publisher", publisher)?;
+        maybe(u, &mut manifest, "publisher", |u| publisher(u, &namespace))?;
         maybe(u, &mut manifest, "requires", requires)?;
     } else {
         maybe(u, &mut manifest, "agent_id", words)?;
@@ -272,7 +282,10 @@ pub fn sidecar(u: &mut Unstructured<'_>, v2: bool) -> arbitrary::Result<Json> {
     maybe(u, &mut root, "acknowledged_missing", |u| {
         Ok(Json::Bool(u.arbitrary()?))
     })?;
-    maybe(u, &mut root, "publisher", publisher)?;
+    maybe(u, &mut root, "publisher", |u| {
+        let id = super::text(u, 1, 20)?;
+        publisher(u, &id)
+    })?;
     let turn = u.int_in_range(0..=root.len().saturating_sub(1))?;
     root.rotate_left(turn);
     Ok(Json::Object(root))
@@ -614,6 +627,13 @@ fn break_value(
         *node = value;
     }
     prediction.at(tail, &pointer);
+    // Moving the package into the soulacy/ namespace also parts it from its publisher
+    // block.
+    if tail == "namespace.reserved"
+        && matches!(tree.at("/manifest/publisher/id"), Some(Json::String(id)) if id != "soulacy")
+    {
+        prediction.at("publisher.namespace", "/manifest/publisher/id");
+    }
     prediction.summary.push_str(&format!(" {pointer} ({tail})"));
     Ok(())
 }
@@ -805,6 +825,13 @@ fn package_bad_values(
         Json::str("soulacy/official-agent"),
         "namespace.reserved",
     ));
+    if tree.at("/manifest/publisher/id").is_some() {
+        choices.push(BadValue::new(
+            "/manifest/publisher/id",
+            Json::str("not-the-namespace-publisher"),
+            "publisher.namespace",
+        ));
+    }
     choices.push(BadValue::new(
         "/manifest/agent_id",
         Json::str(*u.choose(&["", " ", "\u{3000}"])?),
@@ -869,13 +896,12 @@ fn file_bad_values(
                 ));
             }
         }
-        if tree.at(&json_text::join(file, "text")).is_some() {
-            choices.push(BadValue::new(
-                json_text::join(file, "sha256"),
-                Json::String(format!("{:x}", Sha256::digest(b"something else"))),
-                "files.digest-mismatch",
-            ));
-        }
+        // An entry without text holds the empty text, so every entry's digest is compared.
+        choices.push(BadValue::new(
+            json_text::join(file, "sha256"),
+            Json::String(format!("{:x}", Sha256::digest(b"something else"))),
+            "files.text-digest",
+        ));
     }
     Ok(())
 }

@@ -2,26 +2,26 @@
 //! that carries it, as operations on a manifest document.
 //!
 //! The fingerprint is SHA-256 over the covered members, each followed by a NUL byte,
-//! under the versioned prefix `agent-compose.bundle-fingerprint.v1`. A NUL inside a
-//! member would let two manifests produce the same byte stream, so such a manifest gets
-//! no fingerprint (`compose-bundle.fingerprint.nul`).
+//! under the versioned prefix `agent-compose.bundle-fingerprint.v1`, as agent-compose's
+//! bundle.Fingerprint computes it: over the manifest as decoded, without verifying it
+//! (`compose-bundle.fingerprint.value`). Only an absent model_tier is read as the spec
+//! reads it, as frontier (`compose-bundle.fingerprint.tier-absent`). Both operations
+//! behave the same in every profile, since their values are compared exactly.
 
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use crate::diagnostic::rules::compose_bundle as rule;
-use crate::diagnostic::{Format, Report, Span};
+use crate::diagnostic::{Format, Report};
 use crate::json::walk::Walker;
 use crate::{Context, Input, Unsupported};
 
-use super::manifest::MODEL_TIERS;
 use super::{strings, Object};
 
 const VERSION: &str = "agent-compose.bundle-fingerprint.v1";
 
 /// The `fingerprint` operation: the manifest's fingerprint (`sha256:<hex>`) as the value,
-/// or `false` with diagnostics when the covered members are missing or wrong; a tree is
-/// refused.
+/// or `false` with diagnostics when the input is not a JSON object or a covered member
+/// has the wrong type; a tree is refused.
 pub fn fingerprint(input: Input<'_>, _context: &Context) -> Result<Report, Unsupported> {
     let source = input.document_bytes(Format::ComposeBundle, "fingerprint")?;
     let mut walker = super::document_walker(source);
@@ -32,46 +32,33 @@ pub fn fingerprint(input: Input<'_>, _context: &Context) -> Result<Report, Unsup
     Ok(walker.report)
 }
 
-/// The `whoami` operation: `{format, seat, role, bundle}` for the manifest, the seat
-/// label taken from the context's `seat` or else the manifest's identity.display_name;
-/// `false` when there is no seat label or no fingerprint. A tree is refused.
+/// The `whoami` operation: `{format, seat, role, bundle}` for the manifest, the seat label
+/// taken from the context's `seat` (the session's projection). Without a seat there is no
+/// projection and no record: the value is `false` and the manifest is not read
+/// (compose-bundle.whoami.record, spec: "no projection means no record rather than a
+/// synthesised one"). A manifest without a fingerprint gives `false` with diagnostics. A
+/// tree is refused.
 pub fn whoami(input: Input<'_>, context: &Context) -> Result<Report, Unsupported> {
     let source = input.document_bytes(Format::ComposeBundle, "whoami")?;
     let mut walker = super::document_walker(source);
-    let covered = covered(&mut walker);
     let seat = context
         .get("seat")
         .and_then(Value::as_str)
-        .map(str::to_owned)
-        .or_else(|| display_name(source));
-    let value = match (covered, seat) {
-        (Some(covered), Some(seat)) if !walker.has_errors() => json!({
-            "format": "agent-compose.whoami.v1",
-            "seat": seat,
-            "role": covered.role,
-            "bundle": covered.fingerprint(),
-        }),
-        (Some(_), None) => {
-            // compose-bundle.whoami.record (decision: no seat label, no record).
-            walker.at_pointer(
-                rule::WHOAMI_RECORD,
-                "/identity/display_name",
-                "no seat label: the context gives no seat and the manifest no identity.display_name",
-            );
-            Value::Bool(false)
-        }
-        _ => Value::Bool(false),
+        .filter(|seat| !seat.is_empty());
+    let value = match seat {
+        None => Value::Bool(false),
+        Some(seat) => match covered(&mut walker) {
+            Some(covered) => json!({
+                "format": "agent-compose.whoami.v1",
+                "seat": seat,
+                "role": covered.role,
+                "bundle": covered.fingerprint(),
+            }),
+            None => Value::Bool(false),
+        },
     };
     walker.report.value = Some(value);
     Ok(walker.report)
-}
-
-/// The manifest's identity.display_name, when it is a non-empty string.
-fn display_name(source: &[u8]) -> Option<String> {
-    let document = crate::json::read(source, super::LIMITS).ok()?;
-    let identity = document.root.get("identity")?;
-    let name = identity.value.get("display_name")?.value.as_str()?;
-    (!name.trim().is_empty()).then(|| name.to_owned())
 }
 
 /// The members the fingerprint covers, in manifest order.
@@ -122,14 +109,17 @@ impl Covered {
     }
 }
 
-/// Reads the covered members, reporting what is missing or wrong; `None` if anything is.
+/// Reads the covered members as agent-compose's decoder would: an absent string is
+/// empty, an absent list empty, an absent model_tier frontier (the spec's reading); a
+/// member of the wrong JSON type is reported (compose-bundle.field.type) and gives `None`.
 fn covered(walker: &mut Walker<'_>) -> Option<Covered> {
     let document = walker.read()?;
     let root = Object::new(walker, &document.root, String::new())?;
-    let text = |key: &str, walker: &mut Walker<'_>| {
-        let value = root.required_str(walker, key)?;
-        let span = root.get(key).map_or(root.node.span, |node| node.span);
-        Some(nul(value, &root.member_pointer(key), span, walker))
+    let text = |key: &str, walker: &mut Walker<'_>| -> Option<String> {
+        match root.get(key) {
+            None => Some(String::new()),
+            Some(_) => root.optional_str(walker, key).map(str::to_owned),
+        }
     };
     let role = text("role", walker);
     let role_skill = [
@@ -137,41 +127,22 @@ fn covered(walker: &mut Walker<'_>) -> Option<Covered> {
         text("role_skill_source", walker),
         text("role_skill_digest", walker),
     ];
-    // The spec reads a manifest without model_tier as frontier (see the rule's decision).
-    let model_tier = match root.optional_str(walker, "model_tier") {
-        Some(tier) if MODEL_TIERS.contains(&tier) => Some(tier.to_owned()),
-        Some(tier) => {
-            walker.diagnose(
-                rule::MODEL_TIER_VALUE,
-                "/model_tier",
-                root.get("model_tier").map(|node| node.span),
-                format!("model_tier {tier:?} is not \"frontier\", \"commodity\" or \"oss\""),
-            );
-            None
-        }
-        None if root.get("model_tier").is_some() => None,
+    // compose-bundle.fingerprint.tier-absent (decision: the spec reads a manifest without
+    // model_tier as frontier; agent-compose hashes the empty string).
+    let model_tier = match root.get("model_tier") {
         None => Some("frontier".to_owned()),
+        Some(_) => root.optional_str(walker, "model_tier").map(str::to_owned),
     };
-    let list = |key: &str, required: bool, walker: &mut Walker<'_>| -> Option<Vec<String>> {
-        let node = if required {
-            root.required(walker, key)?
-        } else {
-            match root.get(key) {
-                Some(node) => node,
-                None => return Some(Vec::new()),
-            }
+    let list = |key: &str, walker: &mut Walker<'_>| -> Option<Vec<String>> {
+        let Some(node) = root.get(key) else {
+            return Some(Vec::new());
         };
         let items = strings(walker, node, &root.member_pointer(key))?;
-        Some(
-            items
-                .iter()
-                .map(|item| nul(item.text, &item.pointer, item.span, walker))
-                .collect(),
-        )
+        Some(items.iter().map(|item| item.text.to_owned()).collect())
     };
-    let personalities = list("personalities", true, walker);
-    let boundaries = list("boundaries", false, walker);
-    let sources = list("sources", true, walker);
+    let personalities = list("personalities", walker);
+    let boundaries = list("boundaries", walker);
+    let sources = list("sources", walker);
     let content = content(walker, &root);
     let [Some(skill), Some(skill_source), Some(skill_digest)] = role_skill else {
         return None;
@@ -188,9 +159,11 @@ fn covered(walker: &mut Walker<'_>) -> Option<Covered> {
     (!walker.has_errors()).then_some(covered)
 }
 
-/// content[]: each entry's id and digest.
+/// content[]: each entry's id and digest (absent members empty).
 fn content(walker: &mut Walker<'_>, root: &Object<'_, '_>) -> Option<Vec<(String, String)>> {
-    let node = root.required(walker, "content")?;
+    let Some(node) = root.get("content") else {
+        return Some(Vec::new());
+    };
     let Some(items) = node.as_array() else {
         walker.type_error(node, "/content", "an array of objects");
         return None;
@@ -202,10 +175,11 @@ fn content(walker: &mut Walker<'_>, root: &Object<'_, '_>) -> Option<Vec<(String
             complete = false;
             continue;
         };
-        let member = |key: &str, walker: &mut Walker<'_>| {
-            let value = entry.required_str(walker, key)?;
-            let span = entry.get(key).map_or(entry.node.span, |node| node.span);
-            Some(nul(value, &entry.member_pointer(key), span, walker))
+        let member = |key: &str, walker: &mut Walker<'_>| -> Option<String> {
+            match entry.get(key) {
+                None => Some(String::new()),
+                Some(_) => entry.optional_str(walker, key).map(str::to_owned),
+            }
         };
         match (member("id", walker), member("digest", walker)) {
             (Some(id), Some(digest)) => entries.push((id, digest)),
@@ -215,16 +189,51 @@ fn content(walker: &mut Walker<'_>, root: &Object<'_, '_>) -> Option<Vec<(String
     complete.then_some(entries)
 }
 
-/// compose-bundle.fingerprint.nul (decision: keep the NUL-separated encoding injective):
-/// reports a covered member holding NUL and returns the member's text.
-fn nul(text: &str, pointer: &str, span: Span, walker: &mut Walker<'_>) -> String {
-    if text.contains('\0') {
-        walker.at(
-            rule::FINGERPRINT_NUL,
-            pointer,
-            span,
-            "a NUL inside a covered member would make the fingerprint collide with another manifest's",
-        );
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fingerprint_of(manifest: &str) -> Value {
+        let input = Input::Document {
+            name: "manifest.json",
+            bytes: manifest.as_bytes(),
+        };
+        fingerprint(input, &Context::new())
+            .expect("a document")
+            .value
+            .unwrap()
     }
-    text.to_owned()
+
+    /// agent-compose's own worked vector, and the reading of an absent tier: the spec's
+    /// frontier (agent-compose would hash the empty string instead).
+    #[test]
+    fn worked_vector_and_absent_tier() {
+        let zeros = "0".repeat(64);
+        let ones = "1".repeat(64);
+        let manifest = |tier: &str| {
+            format!(
+                r#"{{"role": "eng-platform", "role_skill": "role-eng-platform",
+                "role_skill_source": "roster:core:role:platform",
+                "role_skill_digest": "sha256:{zeros}", {tier}
+                "personalities": ["tenacious", "grounded"],
+                "sources": ["roster:core", "aos-public"],
+                "content": [{{"id": "roster:core:role:platform:identity", "digest": "sha256:{ones}"}}]}}"#
+            )
+        };
+        let vector =
+            json!("sha256:3aa8e2834b0cba7f157b796c809ce235045982194f3a7c10bbf168b1c918bb79");
+        assert_eq!(
+            fingerprint_of(&manifest(r#""model_tier": "frontier","#)),
+            vector
+        );
+        assert_eq!(fingerprint_of(&manifest("")), vector);
+        assert_ne!(fingerprint_of(&manifest(r#""model_tier": "","#)), vector);
+    }
+
+    #[test]
+    fn wrong_types_give_no_fingerprint() {
+        assert_eq!(fingerprint_of(r#"{"personalities": "x"}"#), json!(false));
+        assert_eq!(fingerprint_of("[]"), json!(false));
+        assert!(fingerprint_of("{}").is_string());
+    }
 }

@@ -16,11 +16,13 @@ use super::manifest::{Manifest, Want};
 use super::trace::Selected;
 use super::{is_portable_segment, voice, Sink, MAX_JSON_BYTES};
 
-/// compose-bundle.tree.entry-kind and compose-bundle.tree.portable-name: walks the whole
-/// tree, depth first in name order, judging each entry by its own type (a symlink is a
-/// symlink, wherever it points). An entry's pointer and message are built only when the
-/// report has room for them. Breaks past [`MAX_TREE_ENTRIES`] entries.
+/// compose-bundle.tree.entry-kind and, in the strict profile,
+/// compose-bundle.tree.portable-name: walks the whole tree, depth first in name order,
+/// judging each entry by its own type (a symlink is a symlink, wherever it points). An
+/// entry's pointer and message are built only when the report has room for them. Breaks
+/// past [`MAX_TREE_ENTRIES`] entries.
 pub(crate) fn walk(root: &Path, sink: &mut Sink) -> ControlFlow<()> {
+    let portability = sink.strict();
     let mut stack = vec![(root.to_path_buf(), String::new())];
     // Entries left before the walk stops.
     let mut left = MAX_TREE_ENTRIES;
@@ -62,8 +64,8 @@ pub(crate) fn walk(root: &Path, sink: &mut Sink) -> ControlFlow<()> {
         for (name, file_type) in entries {
             let display = name.to_string_lossy();
             let entry_pointer = || pointer_join(&pointer, &display);
-            // compose-bundle.tree.portable-name (decision: names every system can hold).
-            if !name.to_str().is_some_and(is_portable_segment) {
+            // compose-bundle.tree.portable-name (strict: names every system can hold).
+            if portability && !name.to_str().is_some_and(is_portable_segment) {
                 sink.lazily(rule::TREE_PORTABLE_NAME, || {
                     (
                         entry_pointer(),
@@ -291,22 +293,41 @@ pub(crate) fn source_segment(source: &str) -> String {
     segment
 }
 
-/// compose-bundle.identity.tree (spec: "one identity tree per trace-selected skill").
+/// compose-bundle.identity.tree (spec: "one identity tree per trace-selected skill";
+/// agent-compose: `<encoded source>/<skill>/SKILL.md`). The trees are under a
+/// native-skills bundle's skills_root when it is a directory, else under content/skills.
 /// Skipped when the trace selected nothing usable (that is the trace's own diagnostic).
-pub(crate) fn identity_trees(root: &Path, selected: &[Selected], sink: &mut Sink) {
+pub(crate) fn identity_trees(
+    root: &Path,
+    selected: &[Selected],
+    manifest: Option<&Manifest>,
+    sink: &mut Sink,
+) {
     if selected.is_empty() {
         return;
     }
-    let skills_pointer = "/content/skills".to_owned();
-    let skills = root.join("content").join("skills");
-    match resolve(root, "content/skills") {
+    // A skills_root that is not a directory is entry.kind's (or entry.exists's) error;
+    // the trees are then looked for where agent-compose keeps them.
+    let relative = manifest
+        .and_then(|manifest| manifest.skills_root.as_deref())
+        .filter(|skills_root| {
+            matches!(resolve(root, skills_root), Resolved::Found(metadata, _) if metadata.is_dir())
+        })
+        .unwrap_or("content/skills");
+    let skills_pointer = relative.split('/').fold(String::new(), |pointer, segment| {
+        pointer_join(&pointer, segment)
+    });
+    let skills = relative
+        .split('/')
+        .fold(root.to_path_buf(), |path, segment| path.join(segment));
+    match resolve(root, relative) {
         Resolved::Found(metadata, _) if metadata.is_dir() => {}
         Resolved::Found(metadata, path) => {
             let what = describe(metadata.file_type(), &path);
             sink.at(
                 rule::IDENTITY_TREE,
                 skills_pointer,
-                format!("content/skills is {what}, not the directory of identity trees"),
+                format!("{relative} is {what}, not the directory of identity trees"),
             );
             return;
         }
@@ -314,7 +335,7 @@ pub(crate) fn identity_trees(root: &Path, selected: &[Selected], sink: &mut Sink
             sink.at(
                 rule::IDENTITY_TREE,
                 skills_pointer,
-                format!("content/skills, the directory of identity trees, is missing: {why}"),
+                format!("{relative}, the directory of identity trees, is missing: {why}"),
             );
             return;
         }
@@ -335,7 +356,7 @@ pub(crate) fn identity_trees(root: &Path, selected: &[Selected], sink: &mut Sink
             sink.at(
                 rule::IDENTITY_TREE,
                 source_pointer,
-                "content/skills holds only source directories".to_owned(),
+                format!("{relative} holds only source directories"),
             );
             continue;
         }

@@ -9,8 +9,9 @@ use crate::diagnostic::Span;
 use crate::json::walk::Walker;
 use crate::json::Node;
 use crate::text;
+use crate::Profile;
 
-use super::{is_control, is_portable_segment, strings, Object};
+use super::{is_control, is_safe_segment, strings, Object};
 
 const ROOT_FIELDS: &[&str] = &[
     "format",
@@ -78,10 +79,15 @@ pub(crate) struct Manifest {
     pub(crate) boundaries: Vec<String>,
     pub(crate) sources: Vec<String>,
     pub(crate) entry_points: Vec<EntryPoint>,
+    /// Where the identity trees are: a native-skills bundle's safe skills_root (see
+    /// `compose-bundle.identity.tree`); `None` for content/skills.
+    pub(crate) skills_root: Option<String>,
 }
 
-/// Checks `manifest.json`; `None` when it cannot be read as a JSON object.
-pub(crate) fn check(walker: &mut Walker<'_>) -> Option<Manifest> {
+/// Checks `manifest.json`; `None` when it cannot be read as a JSON object. The strict
+/// profile adds the strict-only rules (string.control, color.legible,
+/// identity.display-name).
+pub(crate) fn check(walker: &mut Walker<'_>, profile: Profile) -> Option<Manifest> {
     let document = walker.read()?;
     let root = &document.root;
     if root.as_object().is_none() {
@@ -101,6 +107,7 @@ pub(crate) fn check(walker: &mut Walker<'_>) -> Option<Manifest> {
     let mut checker = Checker {
         walker,
         manifest: Manifest::default(),
+        strict: profile == Profile::Strict,
     };
     checker.root(&object);
     Some(checker.manifest)
@@ -109,6 +116,8 @@ pub(crate) fn check(walker: &mut Walker<'_>) -> Option<Manifest> {
 struct Checker<'w, 's> {
     walker: &'w mut Walker<'s>,
     manifest: Manifest,
+    /// Whether the strict-only rules apply.
+    strict: bool,
 }
 
 impl Checker<'_, '_> {
@@ -203,21 +212,33 @@ impl Checker<'_, '_> {
         self.delivery(root);
     }
 
-    /// compose-bundle.string.value: a name or id is a non-empty string with visible
-    /// content and without control characters. Returns whether it is.
+    /// compose-bundle.string.value (spec: a name or id names something, so it has visible
+    /// content) and, in the strict profile, compose-bundle.string.control (no control
+    /// characters). Returns whether the value is usable.
     fn name(&mut self, value: &str, pointer: &str, span: Span) -> bool {
-        let problem = if !text::has_visible_content(value) {
-            "is empty or has no visible content"
-        } else if value.chars().any(is_control) {
-            "holds a control character"
-        } else {
+        if !text::has_visible_content(value) {
+            self.at(
+                rule::STRING_VALUE,
+                pointer,
+                span,
+                "the value is empty or has no visible content".to_owned(),
+            );
+            return false;
+        }
+        self.control(value, pointer, span)
+    }
+
+    /// compose-bundle.string.control, strict profile only. Returns whether the value is
+    /// free of control characters (always true in the spec profile).
+    fn control(&mut self, value: &str, pointer: &str, span: Span) -> bool {
+        if !self.strict || !value.chars().any(is_control) {
             return true;
-        };
+        }
         self.at(
-            rule::STRING_VALUE,
+            rule::STRING_CONTROL,
             pointer,
             span,
-            format!("the value {problem}"),
+            "the value holds a control character".to_owned(),
         );
         false
     }
@@ -254,7 +275,7 @@ impl Checker<'_, '_> {
     }
 
     /// compose-bundle.personalities.list (spec: "personalities preserves the role's
-    /// declaration order"; decisions: at least one, distinct, safe names).
+    /// declaration order"; agent-compose: at least one, distinct, safe segments).
     fn personalities(&mut self, root: &Object<'_, '_>) {
         let Some(node) = root.required(self.walker, "personalities") else {
             return;
@@ -288,7 +309,7 @@ impl Checker<'_, '_> {
                 );
                 continue;
             }
-            if !is_portable_segment(item.text) {
+            if !is_safe_segment(item.text) {
                 self.at(
                     rule::PERSONALITIES_LIST,
                     &item.pointer,
@@ -300,7 +321,7 @@ impl Checker<'_, '_> {
         }
     }
 
-    /// compose-bundle.color.format and compose-bundle.color.legible.
+    /// compose-bundle.color.format and, in the strict profile, compose-bundle.color.legible.
     fn color(&mut self, color: &str, span: Span) {
         let Some(rgb) = parse_hex_color(color) else {
             self.at(
@@ -311,6 +332,9 @@ impl Checker<'_, '_> {
             );
             return;
         };
+        if !self.strict {
+            return;
+        }
         let lab = OkLab::from_srgb(rgb);
         let chroma = lab.a.hypot(lab.b);
         if !(0.60..=0.80).contains(&lab.l) || chroma < 0.05 {
@@ -413,10 +437,20 @@ impl Checker<'_, '_> {
         }
     }
 
-    /// compose-bundle.identity.display-name (spec: "identity.display_name carries the
-    /// role title").
+    /// compose-bundle.identity.display-name (strict profile only: the spec's example has
+    /// no identity) and the types of identity and its display_name (field.type).
     fn identity(&mut self, root: &Object<'_, '_>) {
-        let Some(node) = root.required(self.walker, "identity") else {
+        let pointer = "/identity/display_name";
+        let Some(node) = root.get("identity") else {
+            if self.strict {
+                self.at(
+                    rule::IDENTITY_DISPLAY_NAME,
+                    pointer,
+                    root.node.span,
+                    "the manifest has no identity.display_name; it carries the role title"
+                        .to_owned(),
+                );
+            }
             return;
         };
         let Some(identity) = Object::new(self.walker, node, "/identity".to_owned()) else {
@@ -424,30 +458,28 @@ impl Checker<'_, '_> {
         };
         identity.key_case(self.walker, IDENTITY_FIELDS);
         match identity.get("display_name") {
-            None => self.at(
+            None if self.strict => self.at(
                 rule::IDENTITY_DISPLAY_NAME,
-                "/identity/display_name",
+                pointer,
                 node.span,
                 "identity.display_name is missing; it carries the role title".to_owned(),
             ),
+            None => {}
             Some(name) => {
-                let Some(text) = self.walker.string(name, "/identity/display_name") else {
+                let Some(text) = self.walker.string(name, pointer) else {
                     return;
                 };
                 if !text::has_visible_content(text) {
-                    self.at(
-                        rule::IDENTITY_DISPLAY_NAME,
-                        "/identity/display_name",
-                        name.span,
-                        "identity.display_name is empty".to_owned(),
-                    );
-                } else if text.chars().any(is_control) {
-                    self.at(
-                        rule::STRING_VALUE,
-                        "/identity/display_name",
-                        name.span,
-                        "the value holds a control character".to_owned(),
-                    );
+                    if self.strict {
+                        self.at(
+                            rule::IDENTITY_DISPLAY_NAME,
+                            pointer,
+                            name.span,
+                            "identity.display_name is empty".to_owned(),
+                        );
+                    }
+                } else {
+                    self.control(text, pointer, name.span);
                 }
             }
         }
@@ -522,6 +554,9 @@ impl Checker<'_, '_> {
                     format!("entry point {path:?} is not a safe relative path inside the bundle"),
                 );
                 continue;
+            }
+            if field == "skills_root" && mode == Some(NATIVE) {
+                self.manifest.skills_root = Some(path.to_owned());
             }
             self.manifest.entry_points.push(EntryPoint {
                 field,

@@ -28,7 +28,7 @@ use crate::diagnostic::rules::compose_bundle as rule;
 use crate::diagnostic::{Diagnostic, Format, Location, Report, RuleId, Severity, Span};
 use crate::json::walk::{JsonRules, Walker};
 use crate::json::{self, pointer_join, Limits, Node, ReadRules};
-use crate::{Context, Input, Unsupported};
+use crate::{Context, Input, Profile, Unsupported};
 
 pub use fingerprint::{fingerprint, whoami};
 pub use voice::voice_profile;
@@ -75,16 +75,18 @@ pub(crate) fn document_walker(source: &[u8]) -> Walker<'_> {
 }
 
 /// Verifies a bundle (`compose-bundle`, operation `validate`): a directory tree; a
-/// document is refused.
-pub fn validate(input: Input<'_>, _context: &Context) -> Result<Report, Unsupported> {
+/// document is refused. The context's profile says whether the catalogue's strict-only
+/// rules (`strict = true`) apply.
+pub fn validate(input: Input<'_>, context: &Context) -> Result<Report, Unsupported> {
     Ok(check_tree(
         input.tree_root(Format::ComposeBundle, "validate")?,
+        crate::profile(context),
     ))
 }
 
 /// Verifies the bundle rooted at `root`.
-fn check_tree(root: &Path) -> Report {
-    let mut sink = Sink::new();
+fn check_tree(root: &Path, profile: Profile) -> Report {
+    let mut sink = Sink::new(profile);
     match std::fs::metadata(root) {
         Ok(metadata) if metadata.is_dir() => {}
         _ => {
@@ -104,7 +106,9 @@ fn check_tree(root: &Path) -> Report {
     }
     let manifest =
         match fs::read_json_file(root, "manifest.json", rule::MANIFEST_PRESENT, &mut sink) {
-            Some(bytes) => sink.file("/manifest.json", &bytes, manifest::check),
+            Some(bytes) => sink.file("/manifest.json", &bytes, |walker| {
+                manifest::check(walker, profile)
+            }),
             None => None,
         };
     if let Some(manifest) = &manifest {
@@ -116,7 +120,7 @@ fn check_tree(root: &Path) -> Report {
         }),
         None => Vec::new(),
     };
-    fs::identity_trees(root, &selected, &mut sink);
+    fs::identity_trees(root, &selected, manifest.as_ref(), &mut sink);
     sink.report
 }
 
@@ -151,13 +155,20 @@ pub fn holds_bundle_marker(root: &Path) -> bool {
 /// span: no single source can be underlined.
 pub(crate) struct Sink {
     report: Report,
+    profile: Profile,
 }
 
 impl Sink {
-    pub(crate) fn new() -> Sink {
+    pub(crate) fn new(profile: Profile) -> Sink {
         Sink {
             report: Report::new(Format::ComposeBundle),
+            profile,
         }
+    }
+
+    /// Whether the strict-only rules apply.
+    pub(crate) fn strict(&self) -> bool {
+        self.profile == Profile::Strict
     }
 
     /// Reports `rule` at `pointer`, a pointer over the tree.
@@ -310,21 +321,28 @@ pub(crate) struct Item<'n> {
     pub(crate) span: Span,
 }
 
-/// Control characters: C0, DEL and C1 (see `compose-bundle.string.value`).
+/// Control characters: C0, DEL and C1 (see `compose-bundle.string.control`).
 pub(crate) fn is_control(c: char) -> bool {
     matches!(c, '\u{0}'..='\u{1F}' | '\u{7F}'..='\u{9F}')
 }
 
-/// Whether a name is a safe, portable path segment: not empty, `.` or `..`; no `/`,
-/// `\`, control character or any of `<>:"|?*`; no trailing dot or space; not a Windows
-/// device name with or without an extension.
+/// Whether a name is a portable path segment (`compose-bundle.tree.portable-name`): a
+/// safe segment without any control character (DEL and C1 included).
 pub(crate) fn is_portable_segment(name: &str) -> bool {
+    is_safe_segment(name) && !name.chars().any(is_control)
+}
+
+/// Whether a name is a safe path segment as agent-compose's verifier tests personalities
+/// and skill names: not empty, `.` or `..`; no `/`, `\`, character below U+0020 or any
+/// of `<>:"|?*`; no trailing dot or space; not a Windows device name with or without an
+/// extension.
+pub(crate) fn is_safe_segment(name: &str) -> bool {
     if name.is_empty() || name == "." || name == ".." || name.ends_with(['.', ' ']) {
         return false;
     }
     if name
         .chars()
-        .any(|c| is_control(c) || matches!(c, '/' | '\\' | '<' | '>' | ':' | '"' | '|' | '?' | '*'))
+        .any(|c| c < '\u{20}' || matches!(c, '/' | '\\' | '<' | '>' | ':' | '"' | '|' | '?' | '*'))
     {
         return false;
     }
@@ -429,7 +447,7 @@ mod tests {
         for bundle in [one, two] {
             let (sender, receiver) = std::sync::mpsc::channel();
             let root = bundle.clone();
-            std::thread::spawn(move || sender.send(check_tree(&root)));
+            std::thread::spawn(move || sender.send(check_tree(&root, Profile::Strict)));
             let report = receiver
                 .recv_timeout(Duration::from_secs(30))
                 .expect("the verifier hung: it opened the FIFO outside the bundle");
@@ -502,5 +520,8 @@ mod tests {
         ] {
             assert!(!is_portable_segment(bad), "{bad:?}");
         }
+        // agent-compose's safe segments allow DEL and C1 controls; portable ones do not.
+        assert!(is_safe_segment("a\u{85}b") && is_safe_segment("a\u{7F}"));
+        assert!(!is_safe_segment("a\u{1F}b"));
     }
 }

@@ -6,8 +6,8 @@ use crate::diagnostic::rules::compose_bundle as rule;
 use crate::json::pointer_join;
 use crate::json::walk::Walker;
 
-use super::manifest::{is_locator, Manifest};
-use super::{is_control, is_portable_segment, Object};
+use super::manifest::Manifest;
+use super::{is_safe_segment, Object};
 
 const TRACE_FIELDS: &[&str] = &["format", "decisions", "providers"];
 const DECISION_FIELDS: &[&str] = &["subject", "kind", "source", "outcome", "reason"];
@@ -92,7 +92,7 @@ pub(crate) fn check(walker: &mut Walker<'_>, manifest: Option<&Manifest>) -> Vec
     skills(walker, &decisions, manifest)
 }
 
-/// compose-bundle.trace.profiles (decision: the public verifier's agreement check).
+/// compose-bundle.trace.profiles (decision: agent-compose's agreement check).
 fn profiles(walker: &mut Walker<'_>, decisions: &[Decision<'_>], manifest: &Manifest) {
     let Some(role) = &manifest.role else {
         return;
@@ -156,7 +156,7 @@ fn skills(
         let subject_pointer = pointer_join(&decision.pointer, "subject");
         let source_pointer = pointer_join(&decision.pointer, "source");
         let skill = decision.subject.strip_prefix("skill:");
-        let Some(skill) = skill.filter(|skill| is_portable_segment(skill)) else {
+        let Some(skill) = skill.filter(|skill| is_safe_segment(skill)) else {
             walker.at_pointer(
                 rule::TRACE_SKILLS,
                 &subject_pointer,
@@ -210,8 +210,10 @@ fn skills(
     selected
 }
 
-/// A source id that is safe as the base of a path segment: not empty, `.` or `..`,
-/// without `/`, `\` or control characters (and so no locator either).
+/// A source id that is safe as the base of a path segment, as agent-compose's verifier
+/// tests it: not empty, `.` or `..`, without `/`, `\` or a character below U+0020.
 fn is_safe_source(source: &str) -> bool {
-    !source.is_empty() && !source.chars().any(is_control) && !is_locator(source)
+    !matches!(source, "" | "." | "..")
+        && !source.contains(['/', '\\'])
+        && !source.chars().any(|c| c < '\u{20}')
 }

@@ -3,10 +3,14 @@
 //! generated rules (one per term of the melded voice.avoid banks).
 //!
 //! The `voice-profile` operation takes
-//! `{name, role?: {label, avoid?}, personalities?: [{label, avoid?}], carried?: [{skill,
-//! profile}]}` (`profile` is the skill's root `profile.json` as a JSON value) and gives
-//! the profile document `{format: "agent-compose.voice-profile", name, rules}`, or `false`
-//! when there is no rule: then no file is written and delivery names no voice_profile.
+//! `{role?: {label, avoid?}, personalities?: [{label, avoid?}], carried?: [{skill,
+//! profile}]}` (`profile` is the skill's root `profile.json` as a JSON value; any other
+//! member, such as the profile's `name`, is ignored) and gives `{rules}`, the profile's
+//! rules as far as the spec and agent-compose fix them (see `compose-bundle.voice.merge`):
+//! a generated rule as `{id, pattern, bank}`, a carried one as its declared keys plus
+//! `skill`. It gives `false` when there is no rule: then no file is written and delivery
+//! names no voice_profile. The generated hint's wording, flags and source, and the
+//! document's format marker and name, are agent-compose's own and not part of the value.
 //! The validate side checks a named profile file's rule list.
 
 use serde_json::{json, Map, Value};
@@ -19,44 +23,67 @@ use crate::{Context, Input, Unsupported};
 
 use super::{strings, Object};
 
-const FORMAT: &str = "agent-compose.voice-profile";
-
 /// Characters escaped in a generated pattern: the metacharacters every mainstream regex
 /// dialect shares (see `compose-bundle.voice.pattern`).
 const META: &[char] = &[
     '\\', '.', '+', '*', '?', '(', ')', '|', '[', ']', '{', '}', '^', '$',
 ];
 
-/// One linter rule, with the keys the engine declares.
+/// Where a rule came from.
+#[derive(Debug, Clone)]
+enum Origin {
+    /// Generated from the avoid bank with this label.
+    Bank(String),
+    /// Carried from this skill's profile, with the hint, scope, flags and blocking it
+    /// declares.
+    Skill {
+        skill: String,
+        hint: String,
+        scope: Option<String>,
+        flags: Vec<String>,
+        blocking: bool,
+    },
+}
+
+/// One linter rule.
 #[derive(Debug, Clone)]
 struct Rule {
     id: String,
     pattern: String,
-    hint: String,
-    scope: Option<String>,
-    flags: Vec<String>,
-    blocking: bool,
-    source: String,
+    origin: Origin,
 }
 
 impl Rule {
-    /// The rule as JSON; empty optional keys are left out, as the engine's format does.
+    /// The rule as the operation's value gives it: `{id, pattern, bank}` for a generated
+    /// rule; `{id, pattern, hint, scope?, flags?, blocking?, skill}` for a carried one,
+    /// whose optional keys appear only when set (non-empty, or true).
     fn to_json(&self) -> Value {
         let mut object = Map::new();
         object.insert("id".into(), json!(self.id));
         object.insert("pattern".into(), json!(self.pattern));
-        object.insert("hint".into(), json!(self.hint));
-        if let Some(scope) = self.scope.as_ref().filter(|scope| !scope.is_empty()) {
-            object.insert("scope".into(), json!(scope));
-        }
-        if !self.flags.is_empty() {
-            object.insert("flags".into(), json!(self.flags));
-        }
-        if self.blocking {
-            object.insert("blocking".into(), json!(true));
-        }
-        if !self.source.is_empty() {
-            object.insert("source".into(), json!(self.source));
+        match &self.origin {
+            Origin::Bank(label) => {
+                object.insert("bank".into(), json!(label));
+            }
+            Origin::Skill {
+                skill,
+                hint,
+                scope,
+                flags,
+                blocking,
+            } => {
+                object.insert("hint".into(), json!(hint));
+                if let Some(scope) = scope.as_ref().filter(|scope| !scope.is_empty()) {
+                    object.insert("scope".into(), json!(scope));
+                }
+                if !flags.is_empty() {
+                    object.insert("flags".into(), json!(flags));
+                }
+                if *blocking {
+                    object.insert("blocking".into(), json!(true));
+                }
+                object.insert("skill".into(), json!(skill));
+            }
         }
         Value::Object(object)
     }
@@ -74,7 +101,6 @@ pub fn voice_profile(input: Input<'_>, _context: &Context) -> Result<Report, Uns
 fn build(walker: &mut Walker<'_>) -> Option<Value> {
     let document = walker.read()?;
     let root = Object::new(walker, &document.root, String::new())?;
-    let name = root.required_str(walker, "name");
     let mut generated = Vec::new();
     let mut seen_slugs: Vec<String> = Vec::new();
     if let Some(role) = root.get("role") {
@@ -113,7 +139,7 @@ fn build(walker: &mut Walker<'_>) -> Option<Value> {
         return Some(Value::Bool(false));
     }
     let rules: Vec<Value> = rules.iter().map(Rule::to_json).collect();
-    Some(json!({ "format": FORMAT, "name": name?, "rules": rules }))
+    Some(json!({ "rules": rules }))
 }
 
 /// compose-bundle.voice.merge: carried rules first, deduplicated on id (the first wins)
@@ -185,11 +211,7 @@ fn bank(
         rules.push(Rule {
             id: format!("avoid-{slug}"),
             pattern,
-            hint: format!("on the {label} avoid bank"),
-            scope: None,
-            flags: vec!["i".to_owned()],
-            blocking: false,
-            source: format!("voice:{label}"),
+            origin: Origin::Bank(label.to_owned()),
         });
     }
 }
@@ -293,7 +315,7 @@ fn profile_rules<'n, 'a>(profile: &'n Node<'a>) -> Option<&'n [Node<'a>]> {
 }
 
 /// compose-bundle.voice.carried: a carried rule keeps the declared keys, typed as
-/// declared, and loses the rest; its source becomes `skill:<skill>`.
+/// declared, and loses the rest; it records the skill it came from.
 fn carried_rule(walker: &mut Walker<'_>, item: &Object<'_, '_>, skill: &str) -> Option<Rule> {
     let text = |key: &str| {
         item.get(key)
@@ -355,11 +377,13 @@ fn carried_rule(walker: &mut Walker<'_>, item: &Object<'_, '_>, skill: &str) -> 
     valid.then(|| Rule {
         id: text("id"),
         pattern: text("pattern"),
-        hint: text("hint"),
-        scope,
-        flags,
-        blocking,
-        source: format!("skill:{skill}"),
+        origin: Origin::Skill {
+            skill: skill.to_owned(),
+            hint: text("hint"),
+            scope,
+            flags,
+            blocking,
+        },
     })
 }
 

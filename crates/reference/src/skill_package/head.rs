@@ -8,7 +8,15 @@
 //! integer. The events are assembled here rather than by saphyr's loader because the loader
 //! stops at the first duplicate key and keeps no positions for the values we report on;
 //! assembling them ourselves keeps every repetition of a key, the span of each top-level
-//! value, and bounds on nesting and alias expansion.
+//! value, and bounds on nesting and alias expansion. Scalars are typed here too, so that
+//! explicit tags follow YAML 1.2 (`!<tag:yaml.org,2002:str>` is `!!str`, the non-specific
+//! `!` makes a string, `!!int "5"` an integer).
+//!
+//! saphyr-parser 0.3 refuses a tab that separates `:` or `?` from a node on the same line
+//! (`name:<tab>value`), which YAML 1.2 allows (separation in a line is spaces or tabs; only
+//! indentation is spaces alone). [`separate_tabs`] works around it: such tabs outside any
+//! scalar become spaces, which changes no value and no offset, unless a block collection
+//! then starts on the same line, which a tab cannot indent.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -16,12 +24,13 @@ use std::ops::Range;
 
 use pulldown_cmark::{Event as MarkdownEvent, Parser as MarkdownParser, Tag as MarkdownTag};
 use saphyr::{Mapping, Scalar, Yaml};
-use saphyr_parser::{Event, Parser, ScanError, Span as YamlSpan, Tag};
+use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span as YamlSpan, Tag};
 
 use super::{Locator, Place};
 use crate::diagnostic::rules::skill_package as rule;
 use crate::diagnostic::{Diagnostic, RuleId};
 use crate::text;
+use crate::Profile;
 
 /// Largest length of `name`, in characters (spec: "at most 128 characters").
 pub const NAME_MAX: usize = 128;
@@ -35,10 +44,12 @@ pub const YAML_ALIAS_BUDGET: usize = 10_000;
 pub const SCALAR_BYTES_PER_NODE: usize = 1024;
 
 /// Checks the head contract on the text of `SKILL.md`, reporting through `place`.
-pub(crate) fn check(content: &str, place: &Place<'_>, out: &mut Vec<Diagnostic>) {
+/// The strict-only rules (`strict = true` in the catalogue) apply in the strict profile.
+pub(crate) fn check(content: &str, place: &Place<'_>, profile: Profile, out: &mut Vec<Diagnostic>) {
     let mut head = Head {
         content,
         locator: place.locator(content),
+        strict: profile == Profile::Strict,
         out,
     };
     head.run();
@@ -47,6 +58,7 @@ pub(crate) fn check(content: &str, place: &Place<'_>, out: &mut Vec<Diagnostic>)
 struct Head<'c, 'o> {
     content: &'c str,
     locator: Locator<'c>,
+    strict: bool,
     out: &'o mut Vec<Diagnostic>,
 }
 
@@ -187,7 +199,11 @@ impl Head<'_, '_> {
     fn frontmatter(&mut self, open: Line, close: Line) {
         let region = &self.content[open.next..close.start];
         let base = open.next;
-        let scan = Loader::scan(region);
+        let yaml = separate_tabs(region);
+        let scan = match yaml.problem {
+            Some((at, message)) => Loader::failed(at, message),
+            None => Loader::scan(&yaml.text),
+        };
         let offsets = CharOffsets::new(region);
         let range = |span: CharSpan| {
             base + offsets.byte(span.start)..base + offsets.byte(span.end.max(span.start))
@@ -308,8 +324,8 @@ impl Head<'_, '_> {
         } else {
             range(entry.value_at)
         };
-        // skill-package.head.name.type / description.type (spec: "Nonempty string";
-        // decision: YAML 1.2 core-schema typing).
+        // skill-package.head.name.type / description.type (spec: "Nonempty string", as
+        // YAML types it; decision: YAML 1.2 core-schema typing where 1.1 differs).
         let Yaml::Value(Scalar::String(value)) = &entry.value else {
             self.report(
                 field.type_rule,
@@ -334,17 +350,20 @@ impl Head<'_, '_> {
                     field.key, field.max
                 ),
             );
-        } else if !text::has_visible_content(value) {
-            // skill-package.head.name.blank / description.blank (decision: a value of
-            // invisible characters names nothing).
+        } else if self.strict && !text::has_visible_content(value) {
+            // skill-package.head.name.blank / description.blank (strict profile only: a
+            // value of invisible characters names nothing).
             self.report(
                 field.blank,
                 at.clone(),
                 format!("`{}` has no visible character", field.key),
             );
         }
-        // skill-package.head.name.control / description.control (decision: no display
-        // injection; a description may break lines).
+        // skill-package.head.name.control / description.control (strict profile only: no
+        // display injection; a description may break lines).
+        if !self.strict {
+            return;
+        }
         let forbidden =
             |c: char| c.is_control() && !(field.allow_line_breaks && (c == '\n' || c == '\t'));
         if value.chars().any(forbidden) {
@@ -575,6 +594,17 @@ struct Loader<'i> {
 struct Stop;
 
 impl<'i> Loader<'i> {
+    /// A loader that read nothing because the frontmatter is not YAML at `at` (a character
+    /// index).
+    fn failed(at: usize, message: &str) -> Loader<'i> {
+        let mut loader = Loader::default();
+        loader.problems.push(Problem::Syntax {
+            at,
+            message: message.to_owned(),
+        });
+        loader
+    }
+
     fn scan(region: &'i str) -> Loader<'i> {
         let mut loader = Loader::default();
         let mut parser = Parser::new_from_str(region);
@@ -631,7 +661,7 @@ impl<'i> Loader<'i> {
                 // budget bounds the text aliases copy as well as their count: one alias
                 // of a long scalar copies all of it.
                 let weight = 1 + value.len() / SCALAR_BYTES_PER_NODE;
-                let value = Yaml::value_from_cow_and_metadata(value, style, tag.as_ref());
+                let value = resolve_scalar(value, style, tag);
                 self.complete(value, 0, weight, span.into(), anchor)
             }
             Event::SequenceStart(anchor, tag) => {
@@ -656,7 +686,7 @@ impl<'i> Loader<'i> {
                     FrameKind::Mapping { map, .. } => Yaml::Mapping(map),
                 };
                 if let Some(tag) = frame.tag {
-                    if !tag.is_yaml_core_schema() {
+                    if matches!(tag_kind(&tag), TagKind::Other) {
                         value = Yaml::Tagged(tag, Box::new(value));
                     }
                 }
@@ -791,5 +821,326 @@ fn root_kind(value: &Yaml<'_>) -> &'static str {
         Yaml::Value(Scalar::Integer(_) | Scalar::FloatingPoint(_)) => "a number",
         Yaml::Tagged(..) => "a tagged value",
         _ => "a value that is not a mapping",
+    }
+}
+
+/// The prefix of the YAML core schema's tags (`!!str` is `tag:yaml.org,2002:str`).
+const CORE_TAG_PREFIX: &str = "tag:yaml.org,2002:";
+
+/// What a node's tag asks for.
+enum TagKind<'t> {
+    /// `!`: a scalar is a string, a collection what it is.
+    NonSpecific,
+    /// A tag of the core schema, however it is spelled (`!!str`, `!<tag:yaml.org,2002:str>`,
+    /// a `%TAG` handle): its name (`str`, `int`, ...).
+    Core(&'t str),
+    /// Any other tag.
+    Other,
+}
+
+/// The kind of a tag as saphyr reports it: a shorthand keeps its handle apart from its
+/// suffix, a verbatim tag has an empty handle, and the non-specific `!` is the verbatim `!`.
+fn tag_kind(tag: &Tag) -> TagKind<'_> {
+    if tag.handle.is_empty() {
+        if tag.suffix == "!" {
+            return TagKind::NonSpecific;
+        }
+        return match tag.suffix.strip_prefix(CORE_TAG_PREFIX) {
+            Some(name) => TagKind::Core(name),
+            None => TagKind::Other,
+        };
+    }
+    if tag.handle == CORE_TAG_PREFIX {
+        return TagKind::Core(&tag.suffix);
+    }
+    if tag.handle == "!" && tag.suffix.is_empty() {
+        return TagKind::NonSpecific;
+    }
+    TagKind::Other
+}
+
+/// Types a scalar as YAML 1.2 does with the core schema: untagged plain scalars by their
+/// text, other untagged scalars and `!` as strings, core tags by their name (a text the tag
+/// cannot hold is a bad value), and any other tag as a tagged value.
+fn resolve_scalar<'i>(
+    value: Cow<'i, str>,
+    style: ScalarStyle,
+    tag: Option<Cow<'i, Tag>>,
+) -> Yaml<'i> {
+    let Some(tag) = tag else {
+        return Yaml::value_from_cow_and_metadata(value, style, None);
+    };
+    let name = match tag_kind(&tag) {
+        TagKind::NonSpecific => return Yaml::Value(Scalar::String(value)),
+        TagKind::Other => {
+            let inner = Yaml::value_from_cow_and_metadata(value, style, None);
+            return Yaml::Tagged(tag, Box::new(inner));
+        }
+        TagKind::Core(name) => name.to_owned(),
+    };
+    let text = value.as_ref();
+    let typed = match name.as_str() {
+        "str" => Some(Scalar::String(value.clone())),
+        "null" => matches!(text, "" | "~" | "null" | "Null" | "NULL").then_some(Scalar::Null),
+        "bool" => match text {
+            "true" | "True" | "TRUE" => Some(Scalar::Boolean(true)),
+            "false" | "False" | "FALSE" => Some(Scalar::Boolean(false)),
+            _ => None,
+        },
+        "int" => match Scalar::parse_from_cow(value.clone()) {
+            scalar @ Scalar::Integer(_) => Some(scalar),
+            _ => None,
+        },
+        "float" => match Scalar::parse_from_cow(value.clone()) {
+            scalar @ Scalar::FloatingPoint(_) => Some(scalar),
+            #[allow(clippy::cast_precision_loss)]
+            Scalar::Integer(integer) => Some(Scalar::FloatingPoint((integer as f64).into())),
+            _ => None,
+        },
+        // Core tags of other kinds (`!!map` on a scalar, `!!binary`, `!!timestamp`) name
+        // no string either.
+        _ => {
+            let inner = Yaml::value_from_cow_and_metadata(value, style, None);
+            return Yaml::Tagged(tag, Box::new(inner));
+        }
+    };
+    typed.map_or(Yaml::BadValue, Yaml::Value)
+}
+
+/// The messages with which saphyr-parser 0.3 refuses a tab after `:` or `?`.
+const TAB_SEPARATION_ERRORS: &[&str] = &[
+    "':' must be followed by a valid YAML whitespace",
+    "expected whitespace",
+    "tabs disallowed in this context",
+];
+
+/// The frontmatter as the parser is to read it, or the syntax problem found on the way.
+struct Separated<'r> {
+    text: Cow<'r, str>,
+    /// A tab that separates an indicator from a block collection: the character index of
+    /// the run of blanks holding it, and the message.
+    problem: Option<(usize, &'static str)>,
+}
+
+/// A run of spaces and tabs, holding a tab, right after a `:` or `?` and before more text
+/// on the same line: in byte offsets and character indices.
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    bytes: (usize, usize),
+    chars: (usize, usize),
+}
+
+/// Works around saphyr-parser's refusal of a tab that separates `:` or `?` from a node on
+/// the same line. YAML 1.2 separates tokens in a line with spaces or tabs
+/// (`s-separate-in-line`); a tab only may not indent, so a block collection cannot start
+/// after one. When the parser stops at such a tab, every run of blanks holding a tab right
+/// after `:` or `?` becomes spaces, except inside scalars (where the tab is text); a tab
+/// and a space are one byte and one character each, so no offset moves. If a block
+/// collection then starts after such a run on its line, the tab indents it: that is the
+/// syntax problem reported.
+fn separate_tabs(region: &str) -> Separated<'_> {
+    let unchanged = || Separated {
+        text: Cow::Borrowed(region),
+        problem: None,
+    };
+    match parse_all(region) {
+        Err(error) if TAB_SEPARATION_ERRORS.contains(&error.info()) => {}
+        _ => return unchanged(),
+    }
+    let runs = separation_runs(region);
+    if runs.is_empty() {
+        return unchanged();
+    }
+    // Read with every run as spaces, to find the scalars: a run inside one is text.
+    let all = with_spaces(region, &runs);
+    let Ok(events) = parse_all(&all) else {
+        return Separated {
+            text: Cow::Owned(all),
+            problem: None,
+        };
+    };
+    let scalars: Vec<(usize, usize)> = events
+        .iter()
+        .filter(|(event, _)| matches!(event, Event::Scalar(..)))
+        .map(|(_, span)| (span.start.index(), span.end.index()))
+        .collect();
+    let kept: Vec<Run> = runs
+        .into_iter()
+        .filter(|run| {
+            let before = scalars.partition_point(|&(start, _)| start <= run.chars.0);
+            before == 0 || scalars[before - 1].1 <= run.chars.0
+        })
+        .collect();
+    let text = with_spaces(region, &kept);
+    let problem = parse_all(&text).ok().and_then(|events| {
+        let chars: Vec<char> = text.chars().collect();
+        events.iter().find_map(|(event, span)| {
+            if !matches!(event, Event::MappingStart(..) | Event::SequenceStart(..)) {
+                return None;
+            }
+            let at = span.start.index();
+            if starts_flow_collection(&chars, at) {
+                return None;
+            }
+            let before = kept.partition_point(|run| run.chars.1 <= at);
+            let run = kept.get(before.checked_sub(1)?)?;
+            let between = chars.get(run.chars.1..at)?;
+            (!between.iter().any(|&c| c == '\n' || c == '\r')).then_some((
+                run.chars.0,
+                "a tab cannot separate an indicator from a block collection on the same line (YAML indents with spaces only)",
+            ))
+        })
+    });
+    Separated {
+        text: Cow::Owned(text),
+        problem,
+    }
+}
+
+/// Every event of a text, or the parser's first error.
+fn parse_all(text: &str) -> Result<Vec<(Event<'_>, YamlSpan)>, ScanError> {
+    let mut parser = Parser::new_from_str(text);
+    let mut events = Vec::new();
+    while let Some(next) = parser.next_event() {
+        let (event, span) = next?;
+        let end = matches!(event, Event::StreamEnd);
+        events.push((event, span));
+        if end {
+            break;
+        }
+    }
+    Ok(events)
+}
+
+/// The runs of blanks holding a tab that follow a `:` or `?` and precede more text on
+/// their line.
+fn separation_runs(text: &str) -> Vec<Run> {
+    let bytes = text.as_bytes();
+    let mut runs = Vec::new();
+    let mut chars = 0;
+    let mut at = 0;
+    while at < bytes.len() {
+        let byte = bytes[at];
+        if (byte == b':' || byte == b'?') && at + 1 < bytes.len() {
+            let start = at + 1;
+            let mut end = start;
+            while end < bytes.len() && (bytes[end] == b' ' || bytes[end] == b'\t') {
+                end += 1;
+            }
+            let has_tab = bytes[start..end].contains(&b'\t');
+            let more = end < bytes.len() && bytes[end] != b'\n' && bytes[end] != b'\r';
+            if has_tab && more {
+                // The run is ASCII: as many characters as bytes.
+                let first = chars + 1;
+                runs.push(Run {
+                    bytes: (start, end),
+                    chars: (first, first + (end - start)),
+                });
+            }
+            chars += 1 + (end - start);
+            at = end;
+            continue;
+        }
+        // Count characters by their first byte.
+        if byte & 0xC0 != 0x80 {
+            chars += 1;
+        }
+        at += 1;
+    }
+    runs
+}
+
+/// The text with the tabs of `runs` turned into spaces.
+fn with_spaces(text: &str, runs: &[Run]) -> String {
+    let mut bytes = text.as_bytes().to_vec();
+    for run in runs {
+        for byte in &mut bytes[run.bytes.0..run.bytes.1] {
+            *byte = b' ';
+        }
+    }
+    // Only ASCII tabs became ASCII spaces.
+    String::from_utf8(bytes).unwrap_or_else(|_| text.to_owned())
+}
+
+/// Whether the collection whose event starts at character `at` is a flow collection:
+/// past its properties (`!tag`, `&anchor`) it opens with `[` or `{`.
+fn starts_flow_collection(chars: &[char], mut at: usize) -> bool {
+    loop {
+        match chars.get(at) {
+            Some('[' | '{') => return true,
+            Some('!' | '&') => {
+                while chars
+                    .get(at)
+                    .is_some_and(|c| !matches!(c, ' ' | '\t' | '\n' | '\r'))
+                {
+                    at += 1;
+                }
+                while chars.get(at).is_some_and(|c| matches!(c, ' ' | '\t')) {
+                    at += 1;
+                }
+            }
+            _ => return false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn name_of(frontmatter: &str) -> Option<Yaml<'static>> {
+        let separated = separate_tabs(frontmatter);
+        assert!(separated.problem.is_none(), "{frontmatter:?}");
+        let text = separated.text.into_owned();
+        let scan = Loader::scan(&text);
+        assert!(scan.problems.is_empty(), "{frontmatter:?}");
+        let name = Yaml::Value(Scalar::String(Cow::Borrowed("name")));
+        let found = scan.entries.iter().find(|entry| entry.key == name)?;
+        Some(match &found.value {
+            Yaml::Value(Scalar::String(text)) => {
+                Yaml::Value(Scalar::String(Cow::Owned(text.to_string())))
+            }
+            Yaml::Value(Scalar::Integer(value)) => Yaml::Value(Scalar::Integer(*value)),
+            _ => Yaml::BadValue,
+        })
+    }
+
+    fn string(text: &str) -> Option<Yaml<'static>> {
+        Some(Yaml::Value(Scalar::String(Cow::Owned(text.to_owned()))))
+    }
+
+    #[test]
+    fn tabs_separate_like_spaces() {
+        assert_eq!(name_of("name:\tx\n"), string("x"));
+        assert_eq!(name_of("{name:\tx}\n"), string("x"));
+        assert_eq!(name_of("?\tname\n:\tx\n"), string("x"));
+        assert_eq!(name_of("name:\t1\n"), Some(Yaml::Value(Scalar::Integer(1))));
+        // A tab inside a scalar is text and stays a tab.
+        assert_eq!(name_of("name:\t\"a:\tb\"\n"), string("a:\tb"));
+        assert_eq!(name_of("name: |\n  a:\tb\nc:\td\n"), string("a:\tb\n"));
+    }
+
+    #[test]
+    fn a_tab_cannot_indent_a_block_collection() {
+        for text in ["? a\n:\tb: c\n", "?\ta: b\n", "? a\n:\t- b\n"] {
+            let separated = separate_tabs(text);
+            let refused = separated.problem.is_some() || parse_all(&separated.text).is_err();
+            assert!(refused, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn explicit_tags_follow_yaml_1_2() {
+        assert_eq!(
+            name_of("name: !<tag:yaml.org,2002:str> 2024\n"),
+            string("2024")
+        );
+        assert_eq!(name_of("name: ! 2024\n"), string("2024"));
+        assert_eq!(name_of("name: !!str 2024\n"), string("2024"));
+        assert_eq!(
+            name_of("name: !!int \"5\"\n"),
+            Some(Yaml::Value(Scalar::Integer(5)))
+        );
+        assert_eq!(name_of("name: !!int five\n"), Some(Yaml::BadValue));
     }
 }

@@ -4,9 +4,11 @@
 //!
 //! A package that would unpack outside its root on Linux, macOS or Windows is rejected, so
 //! both `/` and `\` count as separators when looking for escapes. Each path gets at most
-//! one diagnostic of its own, the first rule it breaks in the order below: the must rules
-//! (empty, absolute, `..`) come before the decisions of the catalogue. Then the set of
-//! paths is checked for exact duplicates, duplicates after normalisation and files that
+//! one diagnostic of its own, the first rule it breaks in the order below: the spec's rules
+//! (empty, absolute, `..`) come before the decisions of the catalogue, and the strict-only
+//! rules (control characters, backslashes, trailing separators, empty and `.` segments,
+//! portability) apply in the strict profile only. Then the set of paths is checked for
+//! exact duplicates, duplicates after normalisation (strict profile only) and files that
 //! are also directories.
 
 use std::collections::HashMap;
@@ -16,6 +18,7 @@ use unicode_normalization::UnicodeNormalization;
 use super::PackageFile;
 use crate::diagnostic::rules::skill_package as rule;
 use crate::diagnostic::{Diagnostic, RuleId};
+use crate::Profile;
 
 /// Characters Windows does not allow in a file name.
 const WINDOWS_RESERVED: &[char] = &['<', '>', ':', '"', '|', '?', '*'];
@@ -31,11 +34,12 @@ const WINDOWS_DEVICES: &[&str] = &[
 const MAX_SEGMENT_BYTES: usize = 255;
 
 /// Checks every path of a package and the set they form.
-pub(crate) fn check(files: &[PackageFile<'_>], out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(files: &[PackageFile<'_>], profile: Profile, out: &mut Vec<Diagnostic>) {
+    let strict = profile == Profile::Strict;
     let mut escapes = vec![false; files.len()];
     for (index, file) in files.iter().enumerate() {
         let Some(path) = file.path else { continue };
-        if let Some(problem) = problem(path) {
+        if let Some(problem) = problem(path, strict) {
             escapes[index] = problem.escapes;
             out.push(Diagnostic::new(
                 problem.rule,
@@ -65,9 +69,13 @@ pub(crate) fn check(files: &[PackageFile<'_>], out: &mut Vec<Diagnostic>) {
         }
         exact.insert(path, index);
         let key = normalize(path);
-        // skill-package.path.duplicate-normalized (decision: macOS and Windows unpack
-        // these to one file).
+        // skill-package.path.duplicate-normalized (strict profile only: macOS and Windows
+        // unpack these to one file).
         if let Some(first) = normalized.get(&key) {
+            if !strict {
+                keys[index] = Some(key);
+                continue;
+            }
             out.push(Diagnostic::new(
                 rule::PATH_DUPLICATE_NORMALIZED,
                 file.path_location.clone(),
@@ -124,7 +132,7 @@ struct PathProblem {
     escapes: bool,
 }
 
-fn problem(path: &str) -> Option<PathProblem> {
+fn problem(path: &str, strict: bool) -> Option<PathProblem> {
     let found = |rule: RuleId, message: &str, escapes: bool| {
         Some(PathProblem {
             rule,
@@ -136,8 +144,8 @@ fn problem(path: &str) -> Option<PathProblem> {
     if path.is_empty() {
         return found(rule::PATH_EMPTY, "the path is empty", true);
     }
-    // skill-package.path.absolute (spec: "absolute paths are invalid"; `C:x` leaves the
-    // root on Windows too).
+    // skill-package.path.absolute (spec: "absolute paths are invalid", on every platform;
+    // decision, implementation-defined: `C:x`, `C:` and `\x` leave the root on Windows too).
     let bytes = path.as_bytes();
     if path.starts_with(['/', '\\']) {
         return found(
@@ -162,7 +170,11 @@ fn problem(path: &str) -> Option<PathProblem> {
             true,
         );
     }
-    // skill-package.path.control (decision: NUL truncates, other controls mislead).
+    // The rest are the strict profile's: the spec's text allows these paths.
+    if !strict {
+        return None;
+    }
+    // skill-package.path.control (strict: NUL truncates, other controls mislead).
     if path.chars().any(char::is_control) {
         return found(
             rule::PATH_CONTROL,
@@ -170,7 +182,7 @@ fn problem(path: &str) -> Option<PathProblem> {
             false,
         );
     }
-    // skill-package.path.backslash (decision: `\` separates on Windows only).
+    // skill-package.path.backslash (strict: `\` separates on Windows only).
     if path.contains('\\') {
         return found(
             rule::PATH_BACKSLASH,
@@ -178,7 +190,7 @@ fn problem(path: &str) -> Option<PathProblem> {
             false,
         );
     }
-    // skill-package.path.trailing-slash (decision: a file path names a file).
+    // skill-package.path.trailing-slash (strict: a file path names a file).
     if path.ends_with('/') {
         return found(
             rule::PATH_TRAILING_SLASH,
@@ -187,7 +199,7 @@ fn problem(path: &str) -> Option<PathProblem> {
         );
     }
     let segments: Vec<&str> = path.split('/').collect();
-    // skill-package.path.empty-segment (decision: one spelling per path).
+    // skill-package.path.empty-segment (strict: one spelling per path).
     if segments.iter().any(|segment| segment.is_empty()) {
         return found(
             rule::PATH_EMPTY_SEGMENT,
@@ -195,7 +207,7 @@ fn problem(path: &str) -> Option<PathProblem> {
             false,
         );
     }
-    // skill-package.path.dot (decision: one spelling per path).
+    // skill-package.path.dot (strict: one spelling per path).
     if segments.contains(&".") {
         return found(
             rule::PATH_DOT,
@@ -203,7 +215,7 @@ fn problem(path: &str) -> Option<PathProblem> {
             false,
         );
     }
-    // skill-package.path.portable (decision: every segment can be created on Linux,
+    // skill-package.path.portable (strict: every segment can be created on Linux,
     // macOS and Windows).
     for segment in &segments {
         if let Some(reason) = unportable(segment) {

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use super::{head, paths, PackageFile, Place, HEAD_PATH, MAX_FILE_BYTES, MAX_TOTAL_BYTES};
 use crate::diagnostic::rules::skill_package as rule;
 use crate::diagnostic::{Diagnostic, Format, Location, Position, Report, Severity};
-use crate::MAX_TREE_ENTRIES;
+use crate::{Profile, MAX_TREE_ENTRIES};
 
 /// An entry found below the directory that becomes a package file.
 struct TreeFile {
@@ -57,7 +57,7 @@ struct Contents {
 }
 
 /// Checks the skill directory at `root`.
-pub fn check(root: &Path) -> Report {
+pub fn check(root: &Path, profile: Profile) -> Report {
     let mut report = Report::new(Format::SkillPackage);
     let mut files = Vec::new();
     if walk(root, &mut files, &mut report.diagnostics).is_break() {
@@ -81,9 +81,9 @@ pub fn check(root: &Path) -> Report {
     let mut total: u64 = 0;
     for (index, (file, contents)) in files.iter().zip(&contents).enumerate() {
         let pointer = format!("/files/{index}/content");
-        // skill-package.path.portable (decision: a name that is not UTF-8 cannot be a
-        // package path).
-        if !file.utf8_name {
+        // skill-package.path.portable (strict profile only: a name that is not UTF-8
+        // cannot be a package path).
+        if !file.utf8_name && profile == Profile::Strict {
             report.add(rule::PATH_PORTABLE, || {
                 (
                     at_pointer(format!("/files/{index}/path")),
@@ -152,7 +152,7 @@ pub fn check(root: &Path) -> Report {
         })
         .collect();
     let out = &mut report.diagnostics;
-    paths::check(&package, out);
+    paths::check(&package, profile, out);
 
     // skill-package.limit.total-bytes (spec, Limits: 1 MiB in total).
     if total > MAX_TOTAL_BYTES as u64 {
@@ -183,7 +183,7 @@ pub fn check(root: &Path) -> Report {
         let place = Place::Tree {
             pointer: format!("/files/{index}/content"),
         };
-        head::check(text, &place, out);
+        head::check(text, &place, profile, out);
     }
     report
 }
@@ -382,8 +382,10 @@ mod tests {
             // The file system refuses such names (macOS): nothing to check here.
             return;
         }
+        // The spec profile takes the name as it is; the strict profile refuses it.
+        assert!(check(dir.path(), Profile::Spec).diagnostics.is_empty());
         assert_eq!(
-            rules(&check(dir.path())),
+            rules(&check(dir.path(), Profile::Strict)),
             [(
                 "skill-package.path.portable",
                 Some("/files/1/path".to_owned())
@@ -404,7 +406,7 @@ mod tests {
                 .expect("write");
         }
         std::fs::write(dir.path().join("r/e"), "x".repeat(MAX_FILE_BYTES + 1)).expect("write");
-        let report = check(dir.path());
+        let report = check(dir.path(), Profile::Spec);
         assert_eq!(
             rules(&report),
             [
@@ -422,10 +424,10 @@ mod tests {
         for name in ["a", "b", "c"] {
             std::fs::write(dir.path().join(name), "é".repeat(MAX_FILE_BYTES / 2)).expect("write");
         }
-        assert!(check(dir.path()).diagnostics.is_empty());
+        assert!(check(dir.path(), Profile::Spec).diagnostics.is_empty());
         std::fs::write(dir.path().join("d"), "x").expect("write");
         assert_eq!(
-            rules(&check(dir.path())),
+            rules(&check(dir.path(), Profile::Spec)),
             [("skill-package.limit.total-bytes", Some("/files".to_owned()))]
         );
     }
@@ -435,7 +437,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let file = dir.path().join("SKILL.md");
         std::fs::write(&file, HEAD).expect("write");
-        let report = check(&file);
+        let report = check(&file, Profile::Spec);
         assert_eq!(
             rules(&report),
             [

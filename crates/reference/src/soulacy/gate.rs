@@ -15,11 +15,15 @@ use crate::diagnostic::{Format, Report};
 use crate::json::walk::{optional, Walker};
 use crate::json::{pointer_join, Member, Node};
 
-/// A kind of requirement: the list it is declared in (in `requires` and in the workspace)
-/// and the kind name the gate reports.
+/// A kind of requirement: the list it is declared in (in `requires` and, for the kinds
+/// classified against the workspace, in the workspace) and the kind name the gate reports.
 struct Kind {
     list: &'static str,
     kind: &'static str,
+    /// Whether the workspace is consulted: the spec classifies each declared secret,
+    /// provider, channel and peer agent against the target workspace; an MCP server's
+    /// metadata is bundled with the package, so it is always `declared`.
+    in_workspace: bool,
 }
 
 /// The kinds, in the order requirements are reported.
@@ -27,22 +31,27 @@ const KINDS: &[Kind] = &[
     Kind {
         list: "secrets",
         kind: "secret",
+        in_workspace: true,
     },
     Kind {
         list: "providers",
         kind: "provider",
+        in_workspace: true,
     },
     Kind {
         list: "channels",
         kind: "channel",
+        in_workspace: true,
     },
     Kind {
         list: "mcp_servers",
         kind: "mcp_server",
+        in_workspace: false,
     },
     Kind {
         list: "peer_agents",
         kind: "peer_agent",
+        in_workspace: true,
     },
 ];
 
@@ -195,6 +204,7 @@ fn read_workspace<'n>(walker: &mut Walker<'_>, root: &'n Node<'_>) -> Option<Wor
         let pointer = pointer_join("/workspace", &member.key);
         let Some(list) = KINDS
             .iter()
+            .filter(|kind| kind.in_workspace)
             .map(|kind| kind.list)
             .find(|list| *list == member.key)
         else {
@@ -234,7 +244,7 @@ fn read_workspace<'n>(walker: &mut Walker<'_>, root: &'n Node<'_>) -> Option<Wor
     Some(workspace)
 }
 
-/// `requirements-gate`: classifies the declared requirements (soulacy-package.gate.status)
+/// `requirements-gate`: classifies the declared requirements (soulacy-package.gate.classification)
 /// and decides the import (soulacy-package.gate.decision).
 pub fn requirements_gate(source: &[u8], settings: &Settings) -> Report {
     let mut walker = Walker::new(source, &PACKAGE_RULES, Format::SoulacyPackage);
@@ -276,20 +286,19 @@ fn gate(walker: &mut Walker<'_>, root: &Node<'_>, settings: &Settings) -> JsonVa
     };
     let package = optional(root, "package");
     let bare = optional(root, "requires");
-    // The requires block to classify and, for a whole package, the package itself.
-    let (requires, package) = match (package, bare) {
+    // The requires block to classify.
+    let requires = match (package, bare) {
         (Some(package), None) => match package::check_root(walker, package, "/package", settings) {
-            Some(Schema::V2) => (
-                optional(package, "manifest").and_then(|manifest| optional(manifest, "requires")),
-                Some(package),
-            ),
+            Some(Schema::V2) => {
+                optional(package, "manifest").and_then(|manifest| optional(manifest, "requires"))
+            }
             // v1 has no requires block: nothing is gated (a v1 requires member is
             // unknown and ignored).
-            _ => (None, None),
+            _ => None,
         },
         (None, Some(requires)) => {
             check_requires(walker, requires, "/requires");
-            (Some(requires), None)
+            Some(requires)
         }
         (Some(_), Some(requires)) => {
             input_error(
@@ -298,7 +307,7 @@ fn gate(walker: &mut Walker<'_>, root: &Node<'_>, settings: &Settings) -> JsonVa
                 requires.span,
                 "give either package or requires, not both".to_owned(),
             );
-            (None, None)
+            None
         }
         (None, None) => {
             input_error(
@@ -307,7 +316,7 @@ fn gate(walker: &mut Walker<'_>, root: &Node<'_>, settings: &Settings) -> JsonVa
                 root.span,
                 "the input needs a package or a requires block".to_owned(),
             );
-            (None, None)
+            None
         }
     };
     let Some(workspace) = workspace else {
@@ -319,7 +328,12 @@ fn gate(walker: &mut Walker<'_>, root: &Node<'_>, settings: &Settings) -> JsonVa
 
     let mut requirements = Vec::new();
     if let Some(requires) = requires {
-        for &Kind { list, kind } in KINDS {
+        for &Kind {
+            list,
+            kind,
+            in_workspace,
+        } in KINDS
+        {
             let name_field = if list == "secrets" { "key" } else { "id" };
             let items = optional(requires, list)
                 .and_then(Node::as_array)
@@ -329,33 +343,15 @@ fn gate(walker: &mut Walker<'_>, root: &Node<'_>, settings: &Settings) -> JsonVa
                     continue;
                 };
                 let status = match (list, workspace.state(list, id)) {
+                    // MCP server metadata travels with the package (spec: declared).
+                    _ if !in_workspace => "declared",
                     // The http channel is always there (spec: built_in).
                     ("channels", _) if id == "http" => "built_in",
                     (_, Some(state)) => state,
-                    // MCP server metadata travels with the package (spec: declared).
-                    ("mcp_servers", None) => "declared",
                     (_, None) => "missing",
                 };
                 requirements.push(json!({"kind": kind, "id": id, "status": status}));
             }
-        }
-    }
-    if let Some(package) = package {
-        // Files the manifest requires are packaged when carried inline.
-        let required = optional(package, "manifest")
-            .and_then(|manifest| optional(manifest, "files_required"))
-            .and_then(Node::as_array)
-            .unwrap_or_default();
-        let files = optional(package, "files")
-            .and_then(Node::as_array)
-            .unwrap_or_default();
-        for path in required.iter().filter_map(Node::as_str) {
-            let inline = files.iter().any(|file| {
-                optional(file, "path").and_then(Node::as_str) == Some(path)
-                    && optional(file, "text").and_then(Node::as_str).is_some()
-            });
-            let status = if inline { "packaged" } else { "missing" };
-            requirements.push(json!({"kind": "file", "id": path, "status": status}));
         }
     }
     let missing = requirements

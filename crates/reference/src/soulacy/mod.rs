@@ -10,6 +10,8 @@
 
 mod calendar;
 mod gate;
+#[cfg(test)]
+mod importer_digest;
 mod package;
 mod package_id;
 mod sidecar;

@@ -17,7 +17,7 @@ use super::{is_blank, Settings, PACKAGE_RULES};
 use crate::diagnostic::rules::soulacy_package as rule;
 use crate::diagnostic::{Format, Report, Span};
 use crate::json::walk::{optional, Text, Walker};
-use crate::json::{pointer_join, Node};
+use crate::json::{pointer_join, Node, Value};
 
 /// Schema v1 (spec: "Schema versions").
 pub const SCHEMA_V1: &str = "soulacy.agent.package/v1";
@@ -283,9 +283,24 @@ fn check_manifest(
         let publisher_pointer = pointer_join(pointer, "publisher");
         if walker.object(publisher, &publisher_pointer).is_some() {
             walker.unknown_members(publisher, &publisher_pointer, PUBLISHER_FIELDS, |_| None);
-            walker.required_string(publisher, &publisher_pointer, "id");
+            let id = walker.required_string(publisher, &publisher_pointer, "id");
             for field in ["display_name", "signature_key", "trust_level"] {
                 walker.optional_string(publisher, &publisher_pointer, field);
+            }
+            // soulacy-package.publisher.namespace (a decision: the publisher block names
+            // the publisher whose namespace the package id is in).
+            let namespace = optional(manifest, "package_id")
+                .and_then(Node::as_str)
+                .and_then(|package_id| package_id::check(package_id).ok());
+            if let (Some(Text { text: id, span }), Some(namespace)) = (id, namespace) {
+                if id != namespace {
+                    walker.at(
+                        rule::PUBLISHER_NAMESPACE,
+                        &pointer_join(&publisher_pointer, "id"),
+                        span,
+                        format!("publisher.id {id:?} is not the publisher of the package id's namespace ({namespace:?})"),
+                    );
+                }
             }
         }
     }
@@ -492,26 +507,59 @@ fn check_files(walker: &mut Walker<'_>, files: &Node<'_>, pointer: &str) {
                 )
             });
         if let Some(bytes) = walker.required(item, item_pointer, "bytes") {
-            walker.count(bytes, &pointer_join(item_pointer, "bytes"));
+            check_byte_count(walker, bytes, &pointer_join(item_pointer, "bytes"));
         }
-        let text = walker.optional_string(item, item_pointer, "text");
-        // soulacy-package.files.digest-mismatch (the importer refuses a file whose text
+        // An entry without text holds the empty text: Soulacy's exporter omits an empty
+        // text, and its importer writes (and hashes) the empty text for such an entry.
+        let inline = walker.optional_string(item, item_pointer, "text");
+        let text = inline.as_ref().map_or("", |text| text.text);
+        // soulacy-package.files.text-digest (the importer refuses a file whose text
         // does not hash to its sha256).
-        if let (Some(Text { text: digest, span }), Some(Text { text, .. })) = (digest, text) {
+        if let Some(Text { text: digest, span }) = digest {
             let actual = format!("{:x}", Sha256::digest(text.as_bytes()));
             if actual != digest {
                 walker.at(
-                    rule::FILES_DIGEST_MISMATCH,
+                    rule::FILES_TEXT_DIGEST,
                     &pointer_join(item_pointer, "sha256"),
                     span,
-                    format!("the inline text hashes to {actual}, not to the declared sha256"),
+                    if inline.is_some() {
+                        format!("the inline text hashes to {actual}, not to the declared sha256")
+                    } else {
+                        format!("the entry has no text, so it holds the empty text, which hashes to {actual}, not to the declared sha256")
+                    },
                 );
             }
         }
     });
 }
 
-/// Paths stay inside the package (issue 4; spec: supporting files carried inline).
+/// Largest `files[].bytes`: Soulacy's importer reads the count into a Go `int`, 64 bits
+/// wide on the platforms it ships for, and refuses a package whose count does not fit.
+pub const MAX_FILE_BYTES: u64 = i64::MAX as u64;
+
+/// soulacy-package.field.type for `files[].bytes`: a non-negative integer written without
+/// fraction or exponent, at most [`MAX_FILE_BYTES`].
+fn check_byte_count(walker: &mut Walker<'_>, node: &Node<'_>, pointer: &str) {
+    let fits = match node.value {
+        Value::Number(raw) => {
+            raw.bytes().all(|b| b.is_ascii_digit())
+                && raw
+                    .parse::<u64>()
+                    .is_ok_and(|count| count <= MAX_FILE_BYTES)
+        }
+        _ => false,
+    };
+    if !fits {
+        walker.type_error(
+            node,
+            pointer,
+            "a non-negative integer of at most 9223372036854775807 (no fraction or exponent)",
+        );
+    }
+}
+
+/// Paths stay inside the package (a protective decision: the spec says nothing of file
+/// paths; see the `files.path-*` rules).
 fn check_path(walker: &mut Walker<'_>, pointer: &str, path: &str, span: Span) {
     // soulacy-package.files.path-empty.
     if path.is_empty() {
