@@ -61,11 +61,23 @@ struct Measured {
 }
 
 /// Runs `input` as `soulcheck check` would (the check, `--json` and the text rendering),
-/// counting what it allocates.
+/// counting what it allocates, in the spec profile.
 fn measure(format: Format, input: Input<'_>, source: &[u8]) -> Measured {
+    measure_in(&Context::new(), format, input, source)
+}
+
+/// A context asking for the strict profile (`--profile strict`).
+fn strict() -> Context {
+    let mut context = Context::new();
+    context.insert("profile".to_owned(), "strict".into());
+    context
+}
+
+/// [`measure`] in the profile `context` asks for.
+fn measure_in(context: &Context, format: Format, input: Input<'_>, source: &[u8]) -> Measured {
     let region = Region::new(ALLOCATOR);
     let started = Instant::now();
-    let report = check(format, "validate", input, &Context::new()).expect("supported");
+    let report = check(format, "validate", input, context).expect("supported");
     let json = serde_json::to_string_pretty(&report.to_wire()).expect("serialisable");
     let text = report.render(source, "input");
     let elapsed = started.elapsed();
@@ -238,27 +250,62 @@ fn many_diagnostics_on_one_long_line_render_in_bounded_time() {
 }
 
 /// Item 4: SOUL.md has a read bound. 64 MiB of `## Identity` lines gave 2.5 GB RSS and
-/// 1.1 GB of output; past 1 MiB the document is now refused unread, and at 1 MiB its
-/// 87,000 duplicate sections are counted, not listed.
+/// 1.1 GB of output; past 1 MiB the document is now refused unread. At 1 MiB the same
+/// lines are repeated sections (warned of in the strict profile only) and unlabelled
+/// Personality bullets draw a warning each in the spec profile: either way the report
+/// keeps 100 and counts the rest.
 #[test]
 fn soul_md_is_bounded() {
     let _serial = serial();
-    let line = "## Identity\n";
+    let max = soulcheck_reference::soul_md::MAX_BYTES;
+    let fill =
+        |head: &str, line: &str| format!("{head}{}", line.repeat((max - head.len()) / line.len()));
     let title = "# T\n";
-    let at_limit = format!(
-        "{title}{}",
-        line.repeat((soulcheck_reference::soul_md::MAX_BYTES - title.len()) / line.len())
-    );
-    let measured = document(Format::SoulMd, "SOUL.md", at_limit.as_bytes());
-    assert_bounded("SOUL.md at the limit", at_limit.len(), &measured);
-    let report = &measured.report;
-    assert_eq!(
-        report.diagnostics.last().map(|d| d.rule.id),
-        Some("soul-md.report.truncated")
-    );
-    // Only warnings were left out: the verdict is the one every diagnostic gives.
-    assert_eq!(report.omitted.errors, 0);
-    assert_eq!(report.verdict(), Verdict::Accept);
+    let line = "## Identity\n";
+    let sections = fill(title, line);
+    let bullets = fill("# T\n## Identity\nI am T.\n## Personality\n", "- calm\n");
+    let attacks = [
+        (
+            "repeated sections at the limit, spec profile",
+            &sections,
+            Context::new(),
+            false,
+        ),
+        (
+            "repeated sections at the limit, strict profile",
+            &sections,
+            strict(),
+            true,
+        ),
+        (
+            "unlabelled bullets at the limit",
+            &bullets,
+            Context::new(),
+            true,
+        ),
+    ];
+    for (what, text, context, truncated) in attacks {
+        let measured = measure_in(
+            &context,
+            Format::SoulMd,
+            Input::Document {
+                name: "SOUL.md",
+                bytes: text.as_bytes(),
+            },
+            text.as_bytes(),
+        );
+        assert_bounded(what, text.len(), &measured);
+        let report = &measured.report;
+        let notice = report.diagnostics.last().map(|d| d.rule.id);
+        if truncated {
+            assert_eq!(notice, Some("soul-md.report.truncated"), "{what}");
+        } else {
+            assert_ne!(notice, Some("soul-md.report.truncated"), "{what}");
+        }
+        // Only warnings were left out: the verdict is the one every diagnostic gives.
+        assert_eq!(report.omitted.errors, 0, "{what}");
+        assert_eq!(report.verdict(), Verdict::Accept, "{what}");
+    }
 
     let huge = format!("{title}{}", line.repeat(64 * 1024 * 1024 / line.len()));
     let measured = document(Format::SoulMd, "SOUL.md", huge.as_bytes());
