@@ -200,13 +200,6 @@ fn case_trial(fixture: &Fixture, case: &Case) -> Result<(), Failed> {
         Input::Document { bytes, .. } => bytes.as_slice(),
         _ => &[],
     };
-    // A tree is built afresh in a temporary directory, where absolute symlink targets
-    // lead to decoys beside the root (harness::tree): the snapshot names that directory
-    // `<tmp>`, so it records where a link leads, not the run's random name.
-    let temporary = match &*input {
-        Input::Tree { root } => root.parent().map(|parent| parent.display().to_string()),
-        _ => None,
-    };
     let mut rendered = format!("{}\n\n", case.description);
     let mut spec_rendering = None;
     for profile in Profile::ALL {
@@ -235,9 +228,6 @@ fn case_trial(fixture: &Fixture, case: &Case) -> Result<(), Failed> {
         }
         let report = Reference.report(&request)?;
         let mut text = report.render(source, case.input_name());
-        if let Some(temporary) = &temporary {
-            text = text.replace(temporary.as_str(), "<tmp>");
-        }
         if let Some(value) = &report.value {
             text.push_str(&format!("value: {value}\n"));
         }
