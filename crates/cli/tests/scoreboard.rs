@@ -2,7 +2,8 @@
 //! scoreboard is the same bytes for the same results (in any report order), `--check`
 //! passes on an unchanged result and fails, showing the change, on a changed one; and
 //! reports made on another corpus are refused unless `--allow-mixed-corpus`, which the
-//! page then flags.
+//! page then flags. And the check-jsonschema expectations files the scoreboard's runs use
+//! (one per profile) name only validation cases of this corpus.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -209,4 +210,34 @@ fn reports_on_another_corpus_are_refused_or_flagged() {
     let html = std::fs::read_to_string(page).expect("page");
     assert!(html.contains("made on different corpora"), "flagged");
     assert!(html.contains(other));
+}
+
+#[test]
+fn the_check_jsonschema_expectations_name_validation_cases_of_the_corpus() {
+    let corpus = soulcheck_harness::Corpus::embedded(&soulcheck_corpus::CASES).expect("corpus");
+    for file in [
+        "schemas/check-jsonschema.expectations.toml",
+        "schemas/check-jsonschema.strict.expectations.toml",
+    ] {
+        let path = root().join(file);
+        // Loading refuses a case the corpus lacks and a case listed twice.
+        soulcheck_harness::expectations::Expectations::load(&path, &corpus.cases)
+            .unwrap_or_else(|error| panic!("{file}: {error}"));
+        let text = std::fs::read_to_string(&path).expect("expectations");
+        let listed: Vec<&str> = text
+            .lines()
+            .filter_map(|line| line.strip_prefix("case = \""))
+            .filter_map(|rest| rest.strip_suffix('"'))
+            .collect();
+        assert!(!listed.is_empty(), "{file} lists nothing");
+        for name in listed {
+            let case = corpus
+                .cases
+                .iter()
+                .find(|case| case.name() == name)
+                .expect("loaded");
+            // .ci/run runs check-jsonschema with --operation validate.
+            assert_eq!(case.operation, "validate", "{file}: {name}");
+        }
+    }
 }
