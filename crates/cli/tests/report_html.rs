@@ -195,6 +195,39 @@ fn page_renders_in_chromium() -> Result<Completion, Failed> {
     let report = selftest(&dom)?;
     check_rendering(&report, &expected, &hostile_case, &tree_case, rule)?;
 
+    // A link carries filters: the accept-all run's soul-md failures, and nothing else.
+    let url = format!(
+        "file://{}?format=soul-md&result=failing&run=2",
+        page.display()
+    );
+    let dom = browse(&chromium, &url, &["--dump-dom"])?;
+    let shown: BTreeSet<String> = dom
+        .split("<details class=\"case\"")
+        .skip(1)
+        .filter_map(|part| {
+            let tag = &part[..part.find('>')?];
+            if tag.contains(" hidden") {
+                return None;
+            }
+            let name = tag.split("data-name=\"").nth(1)?.split('"').next()?;
+            Some(name.to_owned())
+        })
+        .collect();
+    let wanted: BTreeSet<String> = expected.results[2]["failing"]
+        .iter()
+        .filter(|name| name.starts_with("soul-md/"))
+        .cloned()
+        .collect();
+    if wanted.is_empty() || shown != wanted {
+        return Err(format!(
+            "filters from the link: {} cases shown, {} expected: {:?}",
+            shown.len(),
+            wanted.len(),
+            shown.symmetric_difference(&wanted).collect::<Vec<_>>()
+        )
+        .into());
+    }
+
     // What a reader sees: the failures, one of them open.
     let screenshot = outputs.join("screenshot.png");
     let _ = std::fs::remove_file(&screenshot);

@@ -1175,8 +1175,10 @@ ul.tree,ul.tree ul{list-style:none;padding-left:1.2em}
 footer{margin-top:2em;color:#57606a;border-top:1px solid #d0d7de}
 "#;
 
-/// The page's script: the filters, and a self-test (`?selftest`) that drives them and
-/// writes what was rendered into the page, for a headless browser's `--dump-dom`.
+/// The page's script: the filters (a link may set them and open a case:
+/// `?format=soul-kit&rule=..&result=failing&run=0&case=soul-kit/..`), and a self-test
+/// (`?selftest`) that drives them and writes what was rendered into the page, for a
+/// headless browser's `--dump-dom`.
 const SCRIPT: &str = r#"
 (() => {
   'use strict';
@@ -1292,9 +1294,13 @@ const SCRIPT: &str = r#"
     // base64, so no entity or markup in it can be mistaken by whoever reads the DOM.
     result.textContent = btoa(String.fromCharCode(...new TextEncoder().encode(JSON.stringify(out))));
     document.body.appendChild(result);
-  } else if (params.has('case')) {
-    set({ result: params.get('result') || '', format: params.get('format') || '' });
-    open(params.get('case'));
+  } else if (['case', 'format', 'rule', 'result', 'run'].some((key) => params.has(key))) {
+    // A link can carry the filters (?format=soul-kit&result=failing) and a case to open.
+    set({
+      format: params.get('format') || '', rule: params.get('rule') || '',
+      result: params.get('result') || '', run: params.get('run') || undefined,
+    });
+    if (params.has('case')) open(params.get('case'));
   }
 })();
 "#;
