@@ -5,7 +5,8 @@
 //! the outcomes ([`runner`]), summarises results ([`report`]) and writes the corpus out as
 //! plain files for implementers who do not use this tool ([`export`]). Validators behind a
 //! process boundary are set up by [`setup`] and their uncaught errors recognised by
-//! [`crash`]. Directory-tree
+//! [`crash`]. [`differential`] holds a validator against an oracle on generated inputs
+//! (one input, or a whole campaign with shrinking and draft cases). Directory-tree
 //! inputs, including entries git cannot carry, are described and materialised by
 //! [`tree`]. The reference
 //! implementation is just one validator; this crate does not know it.
@@ -13,6 +14,7 @@
 pub mod catalogue;
 pub mod corpus;
 pub mod crash;
+pub mod differential;
 pub mod expectations;
 pub mod export;
 pub mod external;

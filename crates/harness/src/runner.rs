@@ -476,8 +476,7 @@ fn judge_observed(
     // An operation's value is compared where the case is definite; where it is
     // implementation-defined (the value rests on a decision of this suite) only the
     // reference must give the recorded one.
-    let value_decided =
-        strictness == Strictness::Reference || expectation.verdict.is_definite();
+    let value_decided = strictness == Strictness::Reference || expectation.verdict.is_definite();
     if let Some(expected) = case.value.as_ref().filter(|_| value_decided) {
         if observation.value.as_ref() != Some(expected) {
             return Judgement::WrongValue {
@@ -531,6 +530,18 @@ fn grade(
     {
         return Grading::default();
     }
+    grade_against(expectation, observation, catalogue, strictness)
+}
+
+/// Grades the diagnostics of an observation against an expectation, whatever its
+/// verdict: the multiset comparison behind [`Grade`], shared with the differential
+/// checks, which take another validator's diagnostics as the expectation.
+pub fn grade_against(
+    expectation: &Expectation,
+    observation: &Observation,
+    catalogue: &Catalogue,
+    strictness: Strictness,
+) -> Grading {
     let reported = observation.diagnostics.as_deref().unwrap_or_default();
     let mut expected: BTreeMap<ExpectedDiagnostic, usize> = BTreeMap::new();
     for diagnostic in &expectation.diagnostics {
