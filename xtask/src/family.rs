@@ -127,6 +127,11 @@ struct CaseSpec {
     /// template (holding the placeholder), and `case.toml` gets a `[recipe]` table.
     #[serde(default)]
     recipe: Option<RecipeSpec>,
+    /// The layout of this case's `case.toml` where it differs from the file's `style`
+    /// (a reviewed case written differently from the rest of its format); replaces it
+    /// whole.
+    #[serde(default)]
+    style: Option<Style>,
 }
 
 /// A `[recipe]` as a family file writes it; the output is the family's input name.
@@ -168,6 +173,7 @@ const CASE_KEYS: &[&str] = &[
     "edits",
     "layout",
     "recipe",
+    "style",
 ];
 
 /// A layout as a family file writes it.
@@ -502,7 +508,7 @@ fn build_case(file: &FamilyFile, base: &[u8], mut table: Table) -> Result<BuiltC
             recipe,
             verdict_only: spec.verdict_only,
             deviations: spec.deviations,
-            style: file.style,
+            style: spec.style.unwrap_or(file.style),
             context: spec.context.unwrap_or_else(|| file.context.clone()),
             diagnostics,
             strict,
@@ -701,5 +707,27 @@ mod tests {
              expect = [\"string.marker optional\"]",
         )
         .is_err());
+    }
+
+    /// A case's own `style` replaces the file's, for that case only.
+    #[test]
+    fn a_case_style_replaces_the_file_style() {
+        let file: FamilyFile = toml::from_str(
+            "format = \"soul-md\"\nbase = \"SOUL.md\"\ninput = \"SOUL.md\"\n\
+             style = { deviations_indent_4 = true }",
+        )
+        .unwrap();
+        let case = |extra: &str| {
+            let text = format!(
+                "id = \"c\"\ndescription = \"d\"\nrules = [\"title.required\"]\n\
+                 deviations = [\"x\"]\n{extra}"
+            );
+            build_case(&file, b"# T\n", toml::from_str(&text).unwrap())
+                .unwrap()
+                .case_file
+                .render()
+        };
+        assert!(case("").contains("deviations = [\n    \"x\",\n]\n"));
+        assert!(case("style = { inline_deviations = true }").contains("deviations = [\"x\"]\n"));
     }
 }

@@ -10,6 +10,8 @@
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{bail, Context as _, Result};
@@ -21,8 +23,12 @@ use soulcheck_harness::expectations::Expectations;
 use soulcheck_harness::external::{crash_patterns, CommandValidator, Mapping};
 use soulcheck_harness::persistent::PersistentValidator;
 use soulcheck_harness::process::Limits;
+use soulcheck_harness::report::staging::Staging;
 use soulcheck_harness::report::{self, badge, certificate, jsonl, junit, markdown, Summary};
 use soulcheck_harness::runner::{self, CaseResult, RunOptions};
+use soulcheck_harness::sandbox::Sandbox;
+use soulcheck_harness::store::Store;
+use soulcheck_harness::{interrupt, scratch};
 use soulcheck_harness::{
     selfcheck, Case, Catalogue, Corpus, Format, Implementation, Profile, Strictness, Validator,
 };
@@ -66,9 +72,23 @@ pub struct RunArgs {
     /// Mapping file teaching the harness an unmodified tool's exit codes and messages.
     #[arg(long, value_name = "FILE", requires = "validator")]
     mapping: Option<PathBuf>,
-    /// Seconds a validator may spend on one case before its process group is killed.
+    /// Seconds a validator may spend on one case before it is killed with everything it
+    /// started.
     #[arg(long, default_value_t = 5.0)]
     timeout: f64,
+    /// Seconds the first persistent validator process may take to greet (at least
+    /// --timeout); a replacement started during a case greets within --timeout.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 30.0,
+        requires = "persistent"
+    )]
+    startup_timeout: f64,
+    /// Run the validator without the sandbox that confines its writes to its temporary
+    /// directory and hides the corpus from it (Linux Landlock).
+    #[arg(long, requires = "validator")]
+    no_sandbox: bool,
     /// Bytes of each output stream read per case (reports keep the first 8 KiB of each
     /// as evidence).
     #[arg(long, default_value_t = 4 * 1024 * 1024)]
@@ -97,7 +117,9 @@ pub struct RunArgs {
     /// Write the run's failures as an expectations file.
     #[arg(long, value_name = "FILE")]
     write_expectations: Option<PathBuf>,
-    /// Write report.jsonl, junit.xml, summary.md, badges/ and certificates/ into DIR.
+    /// Write report.jsonl, junit.xml, summary.md, badges/ and certificates/ into DIR,
+    /// replacing it as a whole when the run ends (an interrupted run leaves an INCOMPLETE
+    /// marker and no certificate).
     #[arg(long, value_name = "DIR")]
     report: Option<PathBuf>,
     /// No progress bar.
@@ -113,7 +135,40 @@ struct Subject {
     mode: &'static str,
 }
 
+/// What the signal handler needs to mark an interrupted run's report.
+#[derive(Default)]
+struct Interruptible {
+    staging: Mutex<Option<Staging>>,
+    finished: AtomicUsize,
+    total: AtomicUsize,
+}
+
 pub fn run(args: RunArgs) -> Result<ExitCode> {
+    // On SIGINT or SIGTERM the validators die, the report says the run was interrupted,
+    // and the temporary files go (see `soulcheck_harness::interrupt`).
+    let interruptible = Arc::new(Interruptible::default());
+    let hook = Arc::clone(&interruptible);
+    interrupt::install(move |signal| {
+        let staging = hook
+            .staging
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take();
+        if let Some(staging) = staging {
+            let finished = hook.finished.load(Ordering::SeqCst);
+            let total = hook.total.load(Ordering::SeqCst);
+            if let Err(error) = staging.interrupt(signal, finished, total) {
+                eprintln!("error: {error}");
+            }
+        }
+    })
+    .context("cannot catch signals")?;
+    let code = run_inner(args, &interruptible);
+    scratch::remove();
+    code
+}
+
+fn run_inner(args: RunArgs, interruptible: &Interruptible) -> Result<ExitCode> {
     let (corpus, catalogue) = load(&args.selection)?;
     if corpus.cases.is_empty() {
         bail!(
@@ -122,7 +177,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         );
     }
     let cases = select(&args, &corpus, &catalogue)?;
-    let subject = subject(&args, &cases)?;
+    interruptible.total.store(cases.len(), Ordering::SeqCst);
+    let subject = subject(&args, &cases, &corpus.store)?;
     let problems = self_check(&corpus, &catalogue, &cases);
     let jobs = args
         .jobs
@@ -139,7 +195,26 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         implementation.version = version.clone();
     }
     let corpus_hash = corpus.content_hash()?;
-    let writer = open_report(&args, &cases, &subject, &implementation, &corpus_hash, jobs)?;
+    let staging = match &args.report {
+        Some(dir) => Some(Staging::create(dir)?),
+        None => None,
+    };
+    *interruptible
+        .staging
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner()) = staging.clone();
+    let writer = match &staging {
+        Some(staging) => Some(open_report(
+            staging.path(),
+            &args,
+            &cases,
+            &subject,
+            &implementation,
+            &corpus_hash,
+            jobs,
+        )?),
+        None => None,
+    };
     let results = execute(
         &args,
         &cases,
@@ -147,8 +222,14 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         &subject,
         expectations.as_ref(),
         jobs,
-        writer.as_ref(),
+        Sink {
+            writer: writer.as_ref(),
+            finished: &interruptible.finished,
+        },
     );
+    // The validator's processes end now (a persistent pool says goodbye), before the
+    // reports are written.
+    drop(subject);
     let summary = Summary::new(&cases, &results);
     let certificates = certificate::issue(
         &cases,
@@ -164,9 +245,9 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         report_dir: args.report.clone(),
         max_lines: report::MAX_FAILURE_LINES,
     };
-    if let (Some(dir), Some(writer)) = (&args.report, &writer) {
+    if let (Some(staging), Some(writer)) = (&staging, &writer) {
         write_reports(
-            dir,
+            staging.path(),
             &summary,
             &certificates,
             &cases,
@@ -179,13 +260,22 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             finished_at: jsonl::now(),
             summary: summary.overall,
         });
+        // Past this point a signal no longer marks the report interrupted: it is whole.
+        let staging = interruptible
+            .staging
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take();
+        if let Some(staging) = staging {
+            staging.complete()?;
+        }
     }
     if let Some(path) = &args.write_expectations {
         std::fs::write(path, Expectations::render_from(&cases, &results))
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     // The reference's own run prints no certificates: it is judged by its strictness.
-    let shown: &[certificate::Certificate] = if args.validator.is_some() {
+    let shown: &[certificate::Certificate] = if !args.is_reference() {
         &certificates
     } else {
         &[]
@@ -193,7 +283,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     output::print(&summary.render(&cases, &results, &catalogue, shown, &context))?;
     // The reference must implement every case; another validator may skip what it does
     // not support.
-    let skips_fail = args.validator.is_none() && summary.overall.skipped > 0;
+    let skips_fail = args.is_reference() && summary.overall.skipped > 0;
     Ok(
         if summary.no_failures() && !skips_fail && problems.is_empty() {
             ExitCode::SUCCESS
@@ -358,12 +448,13 @@ fn glob_set(patterns: &[String]) -> Result<Option<GlobSet>> {
 /// Step 2: the validator under test, with the limits a process gets. A command that
 /// cannot run (no such program, not executable, no `{path}` for a directory case) stops
 /// here, before any case runs.
-fn subject(args: &RunArgs, cases: &[&Case]) -> Result<Subject> {
+fn subject(args: &RunArgs, cases: &[&Case], store: &Store) -> Result<Subject> {
     let limits = Limits {
         timeout: Duration::from_secs_f64(args.timeout.max(0.001)),
         output_cap: args.output_cap,
-        ..Limits::default()
+        startup: Duration::from_secs_f64(args.startup_timeout.max(0.001)),
     };
+    let sandbox = sandbox(args, store)?;
     Ok(match &args.validator {
         None => Subject {
             validator: Box::new(Reference),
@@ -371,7 +462,9 @@ fn subject(args: &RunArgs, cases: &[&Case]) -> Result<Subject> {
             mode: "in-process",
         },
         Some(command) if args.persistent => Subject {
-            validator: Box::new(PersistentValidator::start(command, limits)?),
+            validator: Box::new(PersistentValidator::start_sandboxed(
+                command, limits, sandbox,
+            )?),
             strictness: Strictness::Conformance,
             mode: "persistent",
         },
@@ -385,8 +478,9 @@ fn subject(args: &RunArgs, cases: &[&Case]) -> Result<Subject> {
                 !args.no_default_crash_patterns,
                 &args.crash_patterns,
             )?;
-            let validator =
-                CommandValidator::new(command, limits, mapping)?.with_crash_patterns(patterns);
+            let validator = CommandValidator::new(command, limits, mapping)?
+                .with_crash_patterns(patterns)
+                .with_sandbox(sandbox);
             let trees = cases.iter().filter(|case| case.tree().is_some()).count();
             if trees > 0 && !validator.uses_path() {
                 bail!(
@@ -402,20 +496,41 @@ fn subject(args: &RunArgs, cases: &[&Case]) -> Result<Subject> {
     })
 }
 
-/// Step 4: the report directory and the header of `report.jsonl`, written before the run
+/// The sandbox validators run in: writes confined to their temporary directories, and the
+/// corpus hidden when it is on disk (the built-in corpus is not on disk at all).
+fn sandbox(args: &RunArgs, store: &Store) -> Result<Sandbox> {
+    if args.no_sandbox || args.validator.is_none() {
+        return Ok(Sandbox::off());
+    }
+    if !Sandbox::supported() {
+        eprintln!("note: this kernel has no Landlock: validators run unsandboxed (they may write outside their temporary directory and read the corpus)");
+        return Ok(Sandbox::off());
+    }
+    let sandbox = Sandbox::new();
+    Ok(match store {
+        Store::Disk(path) => sandbox.hiding(path)?,
+        _ => sandbox,
+    })
+}
+
+impl RunArgs {
+    /// Whether the run judges the in-process reference.
+    fn is_reference(&self) -> bool {
+        self.validator.is_none()
+    }
+}
+
+/// Step 4: the header of `report.jsonl` in the staging directory, written before the run
 /// so that an interrupted run leaves a report without a footer.
 fn open_report(
+    dir: &Path,
     args: &RunArgs,
     cases: &[&Case],
     subject: &Subject,
     implementation: &Implementation,
     corpus_hash: &str,
     jobs: usize,
-) -> Result<Option<jsonl::Writer>> {
-    let Some(dir) = &args.report else {
-        return Ok(None);
-    };
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+) -> Result<jsonl::Writer> {
     let header = jsonl::Header {
         soulcheck_version: env!("CARGO_PKG_VERSION").to_owned(),
         corpus_hash: corpus_hash.to_owned(),
@@ -427,6 +542,7 @@ fn open_report(
             "strictness": subject.strictness,
             "profile": args.profile,
             "timeout_seconds": args.timeout,
+            "sandbox": !args.no_sandbox && args.validator.is_some() && Sandbox::supported(),
             "jobs": jobs,
             "formats": args.selection.format,
             "cases": args.cases,
@@ -441,10 +557,13 @@ fn open_report(
         }),
         started_at: jsonl::now(),
     };
-    Ok(Some(jsonl::Writer::create(
-        &dir.join("report.jsonl"),
-        &header,
-    )?))
+    Ok(jsonl::Writer::create(&dir.join("report.jsonl"), &header)?)
+}
+
+/// Where finished cases go: the report's records, and the count an interruption reports.
+struct Sink<'a> {
+    writer: Option<&'a jsonl::Writer>,
+    finished: &'a AtomicUsize,
 }
 
 /// Step 5: every case through the validator, streaming records and progress.
@@ -455,8 +574,9 @@ fn execute(
     subject: &Subject,
     expectations: Option<&Expectations>,
     jobs: usize,
-    writer: Option<&jsonl::Writer>,
+    sink: Sink<'_>,
 ) -> Vec<CaseResult> {
+    let Sink { writer, finished } = sink;
     let interactive =
         !args.quiet && std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
     let progress = interactive.then(|| {
@@ -467,6 +587,7 @@ fn execute(
         bar
     });
     let on_result = |result: &CaseResult| {
+        finished.fetch_add(1, Ordering::SeqCst);
         if let Some(writer) = writer {
             writer.record(jsonl::Record::new(
                 cases[result.index],

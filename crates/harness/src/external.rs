@@ -9,10 +9,12 @@ use std::process::Command;
 
 use regex::Regex;
 use serde::Deserialize;
-use soulcheck_vocabulary::wire::Report;
 
+use crate::bounded::{self, Wire, MAX_DIAGNOSTICS};
 use crate::crash::CrashPatterns;
 use crate::process::{self, Exit, Limits};
+use crate::sandbox::Sandbox;
+use crate::scratch;
 use crate::setup::{command_words, SetupError};
 use crate::validator::{
     Answer, Captured, Diagnostic, Evidence, Implementation, Input, Observation, Outcome, Request,
@@ -28,6 +30,7 @@ pub struct CommandValidator {
     mapping: Option<Mapping>,
     crash_patterns: CrashPatterns,
     implementation: Implementation,
+    sandbox: Sandbox,
 }
 
 impl CommandValidator {
@@ -60,7 +63,15 @@ impl CommandValidator {
             limits,
             mapping,
             crash_patterns,
+            sandbox: Sandbox::new(),
         })
+    }
+
+    /// Replaces the sandbox (the default: writes confined to the case's directories,
+    /// nothing hidden).
+    pub fn with_sandbox(mut self, sandbox: Sandbox) -> CommandValidator {
+        self.sandbox = sandbox;
+        self
     }
 
     /// Replaces the crash patterns.
@@ -124,7 +135,7 @@ impl Validator for CommandValidator {
     fn answer(&self, request: &Request<'_>) -> Answer {
         // Every case gets a fresh private directory: a validator that deletes or rewrites
         // its input harms only this copy.
-        let scratch = match tempfile::tempdir() {
+        let scratch = match scratch::case_dir("case-") {
             Ok(scratch) => scratch,
             Err(error) => {
                 return crashed(format!("cannot create a temporary directory: {error}")).into()
@@ -157,7 +168,13 @@ impl Validator for CommandValidator {
         let argv = self.argv(request, &path, &name);
         let mut command = Command::new(&argv[0]);
         command.args(&argv[1..]).current_dir(scratch.path());
-        let finished = match process::run(&mut command, stdin, self.limits) {
+        // It may write in its working directory and in the directory of its tree (the
+        // tree and the decoys beside it), nowhere else.
+        let mut writable = vec![scratch.path()];
+        if let Input::Tree { root } = request.input {
+            writable.extend(root.parent());
+        }
+        let finished = match process::run(command, stdin, self.limits, &self.sandbox, &writable) {
             Ok(finished) => finished,
             Err(error) => return crashed(format!("cannot start {:?}: {error}", argv[0])).into(),
         };
@@ -171,6 +188,7 @@ impl Validator for CommandValidator {
             Captured::keep(&finished.stdout, finished.stdout_truncated),
             Captured::keep(&finished.stderr, finished.stderr_truncated),
         );
+        let mut dropped = 0;
         let outcome = match finished.exit {
             Exit::TimedOut => Outcome::TimedOut,
             Exit::Signal(signal) => crashed(format!(
@@ -195,17 +213,22 @@ impl Validator for CommandValidator {
                             evidence.crash_match = Some(found);
                             crashed(message)
                         }
-                        _ => interpret(
-                            verdict,
-                            &finished.stdout,
-                            &finished.stderr,
-                            self.mapping.as_ref(),
-                            request,
-                        ),
+                        _ => {
+                            let (outcome, count) = interpret(
+                                verdict,
+                                &finished.stdout,
+                                &finished.stderr,
+                                self.mapping.as_ref(),
+                                request,
+                            );
+                            dropped = count;
+                            outcome
+                        }
                     }
                 }
             },
         };
+        evidence.diagnostics_dropped = dropped;
         Answer {
             outcome,
             evidence: Some(evidence),
@@ -257,58 +280,50 @@ pub(crate) fn excerpt(stderr: &[u8]) -> String {
 }
 
 /// Reads a validator's diagnostics: `check --json`-shaped stdout first, then the mapping.
+/// Returns the outcome and how many diagnostics were dropped past [`MAX_DIAGNOSTICS`].
 fn interpret(
     verdict: Verdict,
     stdout: &[u8],
     stderr: &[u8],
     mapping: Option<&Mapping>,
     request: &Request<'_>,
-) -> Outcome {
+) -> (Outcome, usize) {
     let text = String::from_utf8_lossy(stdout);
     let trimmed = text.trim();
     if trimmed.starts_with('{') {
-        if let Ok(serde_json::Value::Object(object)) =
-            serde_json::from_str::<serde_json::Value>(trimmed)
-        {
-            if object.contains_key("verdict") {
-                return match parse_result(&object) {
-                    Ok(observation) if observation.verdict != verdict => Outcome::ProtocolError {
+        if let Some(wire) = Wire::parse(trimmed).filter(Wire::has_verdict) {
+            return match wire.result() {
+                Ok(read) if read.observation.verdict != verdict => (
+                    Outcome::ProtocolError {
                         message: format!(
                             "stdout says {} but the exit code says {verdict}",
-                            observation.verdict
+                            read.observation.verdict
                         ),
                     },
-                    Ok(observation) => Outcome::Observed(observation),
-                    Err(message) => Outcome::ProtocolError { message },
-                };
-            }
+                    read.dropped,
+                ),
+                Ok(read) => (Outcome::Observed(read.observation), read.dropped),
+                Err(message) => (Outcome::ProtocolError { message }, 0),
+            };
         }
     }
+    let mut dropped = 0;
     let diagnostics = mapping.map(|mapping| {
         let mut all = text.into_owned();
         all.push('\n');
         all.push_str(&String::from_utf8_lossy(stderr));
-        mapping.diagnostics(&all, request.format.name())
+        let (found, count) = mapping.diagnostics(&all, request.format.name());
+        dropped = count;
+        found
     });
-    Outcome::Observed(Observation {
-        verdict,
-        diagnostics,
-        value: None,
-    })
-}
-
-/// Parses a result object (`{"verdict", "diagnostics", "value"}`), shared by per-case
-/// stdout and persistent-mode replies.
-pub(crate) fn parse_result(
-    object: &serde_json::Map<String, serde_json::Value>,
-) -> Result<Observation, String> {
-    let report: Report = serde_json::from_value(serde_json::Value::Object(object.clone()))
-        .map_err(|error| format!("unreadable result: {error}"))?;
-    Ok(Observation {
-        verdict: report.verdict,
-        diagnostics: report.diagnostics,
-        value: report.value,
-    })
+    (
+        Outcome::Observed(Observation {
+            verdict,
+            diagnostics,
+            value: None,
+        }),
+        dropped,
+    )
 }
 
 /// Teaches the harness to read an unmodified tool: which exit codes mean accept and
@@ -433,14 +448,19 @@ impl Mapping {
 
     /// The diagnostics the patterns find in a tool's output. Named groups `pointer`,
     /// `line` and `column` give a location; without them the diagnostic matches its rule
-    /// anywhere.
-    fn diagnostics(&self, output: &str, format: &str) -> Vec<Diagnostic> {
+    /// anywhere. At most [`MAX_DIAGNOSTICS`] are kept; the count of the rest comes second.
+    fn diagnostics(&self, output: &str, format: &str) -> (Vec<Diagnostic>, usize) {
         let mut found = Vec::new();
+        let mut dropped = 0;
         for pattern in &self.patterns {
             if !pattern.formats.is_empty() && !pattern.formats.iter().any(|f| f == format) {
                 continue;
             }
             for captures in pattern.regex.captures_iter(output) {
+                if found.len() >= MAX_DIAGNOSTICS {
+                    dropped += 1;
+                    continue;
+                }
                 let group = |name: &str| captures.name(name).map(|m| m.as_str().to_owned());
                 let number = |name: &str| group(name).and_then(|text| text.parse().ok());
                 let location = Location {
@@ -449,16 +469,16 @@ impl Mapping {
                     column: number("column"),
                 };
                 let located = location != Location::default();
-                found.push(Diagnostic {
+                found.push(bounded::shorten(Diagnostic {
                     rule: pattern.rule.clone(),
                     severity: pattern.severity,
                     location: located.then_some(location),
                     message: captures
                         .get(0)
                         .map_or_else(String::new, |m| m.as_str().to_owned()),
-                });
+                }));
             }
         }
-        found
+        (found, dropped)
     }
 }

@@ -5,12 +5,16 @@
 //! the outcomes ([`runner`]), summarises results ([`report`]) and writes the corpus out as
 //! plain files for implementers who do not use this tool ([`export`]). Validators behind a
 //! process boundary are set up by [`setup`] and their uncaught errors recognised by
-//! [`crash`]. [`differential`] holds a validator against an oracle on generated inputs
-//! (one input, or a whole campaign with shrinking and draft cases). Directory-tree
+//! [`crash`]; [`process`] runs them bounded by construction (nothing they start outlives
+//! their case, [`sandbox`] confines their writes and hides the corpus, [`scratch`] holds
+//! every temporary file of the run, and [`interrupt`] ends a run cleanly on a signal).
+//! [`differential`] holds a validator against an oracle on generated inputs (one input,
+//! or a whole campaign with shrinking and draft cases). Directory-tree
 //! inputs, including entries git cannot carry, are described and materialised by
 //! [`tree`]. The reference
 //! implementation is just one validator; this crate does not know it.
 
+pub mod bounded;
 pub mod catalogue;
 pub mod corpus;
 pub mod crash;
@@ -18,11 +22,16 @@ pub mod differential;
 pub mod expectations;
 pub mod export;
 pub mod external;
+pub mod interrupt;
 pub mod libtest;
 pub mod persistent;
+mod preexec;
 pub mod process;
+mod reaper;
 pub mod report;
 pub mod runner;
+pub mod sandbox;
+pub mod scratch;
 pub mod selfcheck;
 pub mod setup;
 pub mod store;

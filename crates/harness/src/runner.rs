@@ -366,8 +366,13 @@ pub fn run_case(
         judgement,
         diagnostics,
     } = assess(case, &outcome, catalogue, strictness, profile);
-    // Evidence of a passing case with acceptable diagnostics would only cost memory.
-    let evidence = evidence.filter(|_| !judgement.is_pass() || diagnostics.grade == Grade::Wrong);
+    // Evidence of a passing case with acceptable diagnostics would only cost memory; a
+    // case whose diagnostics were cut keeps it, to say so.
+    let evidence = evidence.filter(|evidence| {
+        !judgement.is_pass()
+            || diagnostics.grade == Grade::Wrong
+            || evidence.diagnostics_dropped > 0
+    });
     let actual = match outcome {
         Outcome::Observed(observation) => Some(observation),
         _ => None,

@@ -38,6 +38,16 @@
 //!
 //! The runner hands validators a materialised copy even of plain committed directories,
 //! so a validator that writes into its input can never modify the corpus.
+//!
+//! For a run ([`materialise_temp`]), a symlink with an *absolute* target is pointed at a
+//! decoy inside the case's own temporary directory instead of the host's file: a target
+//! `/etc/hostname` becomes `<tmp>/soulcheck-host/etc/hostname`, still an absolute symlink
+//! leading out of the tree, so the case means what it did, but a validator that follows
+//! it, or writes through it, touches only its own copy. The decoy mirrors the kind of the
+//! host's entry (a directory for a directory, a file saying it is a decoy for anything
+//! else, nothing when the host has nothing there), never its content. `..` in such a
+//! target is resolved within the decoy directory. An export ([`materialise`]) writes
+//! targets as described.
 
 use std::fs::OpenOptions;
 use std::io::Write as _;
@@ -50,7 +60,10 @@ use crate::store::{Kind, Store, StoreDir};
 use crate::LoadError;
 
 /// Names an outside entry may not take, because an export writes them beside the root.
-const RESERVED_OUTSIDE: &[&str] = &["case.json"];
+const RESERVED_OUTSIDE: &[&str] = &["case.json", DECOYS];
+
+/// The directory beside a run's tree root where absolute symlink targets lead.
+pub const DECOYS: &str = "soulcheck-host";
 
 /// A directory tree input: a committed base directory plus described entries.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -236,13 +249,13 @@ pub struct Materialised {
     pub root: PathBuf,
 }
 
-/// Materialises a case's tree in a fresh temporary directory.
+/// Materialises a case's tree in a fresh temporary directory beneath the run's scratch
+/// directory ([`crate::scratch`]), with absolute symlink targets pointed at decoys (see the
+/// module docs).
 pub fn materialise_temp(case_dir: &StoreDir, spec: &TreeSpec) -> Result<Materialised, LoadError> {
-    let dir = tempfile::Builder::new()
-        .prefix("soulcheck-tree-")
-        .tempdir()
+    let dir = crate::scratch::case_dir("tree-")
         .map_err(|source| LoadError::io(&std::env::temp_dir(), source))?;
-    let root = materialise(case_dir, spec, dir.path())?;
+    let root = build(case_dir, spec, dir.path(), true)?;
     Ok(Materialised { _dir: dir, root })
 }
 
@@ -254,24 +267,75 @@ pub fn materialise(
     spec: &TreeSpec,
     into: &Path,
 ) -> Result<PathBuf, LoadError> {
+    build(case_dir, spec, into, false)
+}
+
+/// [`materialise`], pointing absolute symlink targets at decoys under `into` if `decoys`.
+fn build(
+    case_dir: &StoreDir,
+    spec: &TreeSpec,
+    into: &Path,
+    decoys: bool,
+) -> Result<PathBuf, LoadError> {
     let root = into.join(&spec.name);
     match &spec.base {
         Some(base) => copy_tree(&case_dir.store, &case_dir.path(base), &root)?,
         None => std::fs::create_dir(&root).map_err(|source| LoadError::io(&root, source))?,
     }
+    let decoys = decoys.then_some(into);
     for entry in &spec.entries {
-        create_entry(case_dir, &root, entry)?;
+        create_entry(case_dir, &root, entry, decoys)?;
     }
     for entry in &spec.outside {
-        create_entry(case_dir, into, entry)?;
+        create_entry(case_dir, into, entry, decoys)?;
     }
     Ok(root)
+}
+
+/// Where an absolute symlink target leads in a run: a decoy below `into`, made in the
+/// kind of the host's entry. `..` segments stop at the decoy directory.
+fn decoy(into: &Path, target: &str) -> Result<PathBuf, LoadError> {
+    let mut segments: Vec<&str> = Vec::new();
+    for segment in target.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                segments.pop();
+            }
+            other => segments.push(other),
+        }
+    }
+    let mut path = into.join(DECOYS);
+    path.extend(&segments);
+    // Only the kind of the host's entry is looked at, never its content.
+    match std::fs::metadata(target) {
+        Ok(host) if host.is_dir() => {
+            std::fs::create_dir_all(&path).map_err(|source| LoadError::io(&path, source))?;
+        }
+        Ok(_) => {
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).map_err(|source| LoadError::io(parent, source))?;
+            }
+            if !path.exists() {
+                std::fs::write(&path, format!("soulcheck decoy for {target}\n"))
+                    .map_err(|source| LoadError::io(&path, source))?;
+            }
+        }
+        Err(_) => {}
+    }
+    Ok(path)
 }
 
 /// Creates one described entry under `base`. Missing ancestors are created as
 /// directories; an existing ancestor must be a real directory (a symlink is refused, so
 /// nothing is ever written through one), and the entry itself must not exist yet.
-fn create_entry(case_dir: &StoreDir, base: &Path, entry: &TreeEntry) -> Result<(), LoadError> {
+/// With `decoys`, an absolute symlink target leads to a decoy below that directory.
+fn create_entry(
+    case_dir: &StoreDir,
+    base: &Path,
+    entry: &TreeEntry,
+    decoys: Option<&Path>,
+) -> Result<(), LoadError> {
     let segments = check_relative_path(&entry.path)
         .ok_or_else(|| LoadError::invalid(base, format!("unsafe tree path `{}`", entry.path)))?;
     let mut path = base.to_path_buf();
@@ -317,7 +381,16 @@ fn create_entry(case_dir: &StoreDir, base: &Path, entry: &TreeEntry) -> Result<(
                 .map_err(|source| LoadError::io(&path, source))
         }
         EntryKind::Dir => std::fs::create_dir(&path).map_err(|source| LoadError::io(&path, source)),
-        EntryKind::Symlink => make_symlink(entry.target.as_deref().unwrap_or_default(), &path),
+        EntryKind::Symlink => {
+            let target = entry.target.as_deref().unwrap_or_default();
+            match decoys {
+                Some(into) if target.starts_with('/') => {
+                    let decoy = decoy(into, target)?;
+                    make_symlink(&decoy.to_string_lossy(), &path)
+                }
+                _ => make_symlink(target, &path),
+            }
+        }
         EntryKind::Fifo => make_fifo(&path),
     }
 }

@@ -106,6 +106,14 @@ pub struct Evidence {
     /// The crash pattern that turned a "reject" exit code into a crash, if one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub crash_match: Option<CrashMatch>,
+    /// Diagnostics the validator reported beyond the number the harness keeps per case
+    /// ([`crate::bounded::MAX_DIAGNOSTICS`]): counted, not kept or graded.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub diagnostics_dropped: usize,
+}
+
+fn is_zero(count: &usize) -> bool {
+    *count == 0
 }
 
 /// One output stream as kept.
@@ -150,6 +158,7 @@ impl Evidence {
             stderr,
             cap_bytes: EVIDENCE_CAP,
             crash_match: None,
+            diagnostics_dropped: 0,
         }
     }
 }

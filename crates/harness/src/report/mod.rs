@@ -3,7 +3,8 @@
 //! reproduces each), and the machine formats in submodules: a JSON Lines record of the
 //! run ([`jsonl`]), JUnit XML ([`junit`]), a Markdown summary for CI step summaries
 //! ([`markdown`]), badge endpoints ([`badge`]), certificates per format and operation
-//! ([`certificate`]) and the difference between two runs ([`diff`]).
+//! ([`certificate`]) and the difference between two runs ([`diff`]). A report directory
+//! is written all or nothing ([`staging`]).
 //!
 //! Every report shows two grades per case: the verdict's (pass or the kind of failure)
 //! and the diagnostics' ([`Grade`]).
@@ -14,6 +15,7 @@ pub mod diff;
 pub mod jsonl;
 pub mod junit;
 pub mod markdown;
+pub mod staging;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -1,0 +1,489 @@
+//! The harness is bounded by construction, whatever the validator under test does: each
+//! test reproduces one attack of a hostile validator (issue "Bounded by construction",
+//! items 6 and 9 to 12; items 7 and 8, about interrupting `soulcheck run`, are in
+//! `crates/cli/tests/bounds.rs`) at a size that runs in seconds, and asserts the bound.
+//!
+//! The tests share the process's descriptors, threads and peak RSS, so they run one at a
+//! time (`serial`).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use soulcheck_harness::bounded::MAX_DIAGNOSTICS;
+use soulcheck_harness::external::CommandValidator;
+use soulcheck_harness::persistent::PersistentValidator;
+use soulcheck_harness::process::Limits;
+use soulcheck_harness::report::jsonl::Record;
+use soulcheck_harness::runner::{run_all, CaseResult, RunOptions};
+use soulcheck_harness::sandbox::Sandbox;
+use soulcheck_harness::{scratch, Catalogue, Corpus, Profile, Strictness, Validator};
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// A word no other process on the machine has in its command line.
+fn marker(tag: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.subsec_nanos());
+    format!("soulcheck-bounds-{tag}-{}-{nanos}", std::process::id())
+}
+
+const LIMITS: Limits = Limits {
+    timeout: Duration::from_secs(10),
+    output_cap: 64 * 1024,
+    startup: Duration::from_secs(10),
+};
+
+/// Live processes whose command line holds `marker` or whose process group is one of
+/// `groups`, as `pid: command line`.
+fn survivors(marker: &str, groups: &[i32]) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.first() == Some(&"Z") {
+            continue;
+        }
+        let group: i32 = fields.get(2).and_then(|g| g.parse().ok()).unwrap_or(0);
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
+            .map(|bytes| String::from_utf8_lossy(&bytes).replace('\0', " "))
+            .unwrap_or_default();
+        if cmdline.contains(marker) || groups.contains(&group) {
+            found.push(format!("{pid}: {cmdline}"));
+        }
+    }
+    found
+}
+
+fn pids(file: &Path) -> Vec<i32> {
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| line.trim().parse().ok())
+        .collect()
+}
+
+fn count(dir: &str) -> usize {
+    std::fs::read_dir(dir).map_or(0, |entries| entries.count())
+}
+
+/// Entries left in the run's scratch directory (every case's temporary directories).
+fn scratch_left() -> Vec<String> {
+    let root = scratch::root().expect("scratch");
+    std::fs::read_dir(root)
+        .expect("scratch")
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+/// Resets the process's peak RSS (Linux `clear_refs`); [`peak_rss`] reads it.
+fn reset_peak_rss() {
+    std::fs::write("/proc/self/clear_refs", "5").expect("clear_refs");
+}
+
+/// Peak RSS since the last reset, in bytes.
+fn peak_rss() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("status");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| {
+            rest.trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+fn rss() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("status");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| {
+            rest.trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// A corpus of `n` document cases expecting `verdict`.
+fn make_corpus(n: usize, verdict: &str) -> (tempfile::TempDir, Catalogue, Corpus) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    common::good_corpus(dir.path());
+    for name in ["name-ok", "name-long", "bom"] {
+        std::fs::remove_dir_all(dir.path().join("soul-kit").join(name)).expect("rm");
+    }
+    for index in 0..n {
+        common::write(
+            dir.path(),
+            &format!("soul-kit/case-{index:03}/case.toml"),
+            &format!("description = \"case {index}\"\nrules = [\"soul-kit.name.length\"]\nverdict = \"{verdict}\"\ninput = \"input.soulkit.json\"\n"),
+        );
+        common::write(
+            dir.path(),
+            &format!("soul-kit/case-{index:03}/input.soulkit.json"),
+            "{}\n",
+        );
+    }
+    let catalogue = Catalogue::load(dir.path()).expect("catalogue");
+    let corpus = Corpus::load(dir.path()).expect("corpus");
+    (dir, catalogue, corpus)
+}
+
+fn run(validator: &dyn Validator, catalogue: &Catalogue, corpus: &Corpus) -> Vec<CaseResult> {
+    let cases: Vec<_> = corpus.cases.iter().collect();
+    let options = RunOptions {
+        jobs: 2,
+        ..RunOptions::default()
+    };
+    run_all(
+        validator,
+        &cases,
+        catalogue,
+        Strictness::Conformance,
+        &options,
+    )
+}
+
+/// Item 6, per-case mode: a grandchild that calls `setsid` and keeps stdout open neither
+/// survives its case nor holds the case up, and costs no descriptor or thread.
+#[test]
+fn a_setsid_grandchild_dies_with_its_case() {
+    let _serial = serial();
+    let (_dir, catalogue, corpus) = make_corpus(15, "accept");
+    let mark = marker("setsid");
+    let pid_file = tempfile::NamedTempFile::new().expect("pid file");
+    // The sandbox would keep the fixture from writing its pids outside its directory; it
+    // is not under test here (see `containment` below).
+    let command = format!(
+        "env SOULCHECK_TEST_PIDS={} {} {mark} {{path}}",
+        pid_file.path().display(),
+        fixture("setsid-grandchild.sh").display()
+    );
+    let validator = CommandValidator::new(&command, LIMITS, None)
+        .expect("command")
+        .with_sandbox(Sandbox::off());
+    // Warm up once: the spawner thread and the scratch directory are made on first use.
+    let (_warm_dir, warm_catalogue, warm_corpus) = make_corpus(1, "accept");
+    run(&validator, &warm_catalogue, &warm_corpus);
+    let (fds, threads) = (count("/proc/self/fd"), count("/proc/self/task"));
+    let started = Instant::now();
+    let results = run(&validator, &catalogue, &corpus);
+    let elapsed = started.elapsed();
+    assert!(results.iter().all(|r| r.judgement.is_pass()), "{results:?}");
+    // Before: each case waited 2 s for the held pipes (15 cases, 2 jobs: 15 s).
+    assert!(elapsed < Duration::from_secs(8), "{elapsed:?} for 15 cases");
+    eprintln!("15 cases in {elapsed:?}");
+    let groups = pids(pid_file.path());
+    // A validator per case, and the grandchildren that wrote theirs before being killed.
+    assert!(
+        groups.len() > 16,
+        "the grandchildren did not start: {groups:?}"
+    );
+    let left = survivors(&mark, &groups);
+    assert!(left.is_empty(), "survivors: {left:?}");
+    // Before: 2 descriptors and 2 threads per case.
+    assert!(count("/proc/self/fd") <= fds, "descriptors leaked");
+    assert!(count("/proc/self/task") <= threads, "threads leaked");
+    assert_eq!(
+        scratch_left(),
+        Vec::<String>::new(),
+        "temporary directories left"
+    );
+}
+
+/// Item 6, persistent mode: the grandchild of a pooled process dies when the pool ends.
+#[test]
+fn a_setsid_grandchild_of_a_persistent_validator_dies_with_it() {
+    let _serial = serial();
+    let (_dir, catalogue, corpus) = make_corpus(6, "accept");
+    let mark = marker("persistent-setsid");
+    let command = format!("{} {mark}", fixture("persistent-setsid.py").display());
+    let validator = PersistentValidator::start(&command, LIMITS).expect("start");
+    let results = run(&validator, &catalogue, &corpus);
+    assert!(results.iter().all(|r| r.judgement.is_pass()), "{results:?}");
+    assert!(
+        !survivors(&mark, &[]).is_empty(),
+        "the fixture did not start its grandchild"
+    );
+    let started = Instant::now();
+    drop(validator);
+    assert!(started.elapsed() < Duration::from_secs(3));
+    let left = survivors(&mark, &[]);
+    assert!(left.is_empty(), "survivors: {left:?}");
+    assert_eq!(
+        scratch_left(),
+        Vec::<String>::new(),
+        "temporary directories left"
+    );
+}
+
+/// Item 9: a validator that fills the output cap with minimal diagnostics costs a bounded
+/// number of kept diagnostics and bounded memory and report bytes per case.
+#[test]
+fn a_flood_of_diagnostics_is_kept_bounded() {
+    let _serial = serial();
+    const CASES: usize = 10;
+    const CAP: usize = 4 * 1024 * 1024;
+    let (_dir, catalogue, corpus) = make_corpus(CASES, "reject");
+    let limits = Limits {
+        output_cap: CAP,
+        ..LIMITS
+    };
+    let command = format!(
+        "{} {{path}} {CAP}",
+        fixture("diagnostic-flood.py").display()
+    );
+    let validator = CommandValidator::new(&command, limits, None).expect("command");
+    let before = rss();
+    reset_peak_rss();
+    let results = run(&validator, &catalogue, &corpus);
+    let peak = peak_rss().saturating_sub(before);
+    let cases: Vec<_> = corpus.cases.iter().collect();
+    let mut report_bytes = 0;
+    for result in &results {
+        let kept = result
+            .actual
+            .as_ref()
+            .and_then(|actual| actual.diagnostics.as_ref())
+            .map_or(0, Vec::len);
+        assert_eq!(kept, MAX_DIAGNOSTICS, "{}", result.name);
+        let dropped = result
+            .evidence
+            .as_ref()
+            .map_or(0, |e| e.diagnostics_dropped);
+        assert!(dropped > 80_000, "{}: {dropped} dropped", result.name);
+        let record = Record::new(cases[result.index], result, Profile::Spec);
+        report_bytes += serde_json::to_string(&record).expect("record").len();
+    }
+    // Per case at most the kept diagnostics (each cut at 1 KiB of text) and 16 KiB of
+    // evidence: under 64 KiB a record here. Before: 13 MB a record.
+    assert!(
+        report_bytes < CASES * 64 * 1024,
+        "{report_bytes} report bytes"
+    );
+    // Two cases in flight, each holding at most its two capped streams and one copy of
+    // its stdout as text, plus a base. Before: about 36 MB kept per case.
+    let bound = 2 * 4 * CAP as u64 + 48 * 1024 * 1024;
+    assert!(
+        peak < bound,
+        "peak RSS grew by {peak} bytes (bound {bound})"
+    );
+}
+
+/// Item 10, after a reply: a validator flooding stdout where no reply is due is read no
+/// further than the line cap, and is a protocol error at its next request.
+#[test]
+fn a_persistent_flood_after_a_reply_is_not_read() {
+    let _serial = serial();
+    let (_dir, catalogue, corpus) = make_corpus(6, "reject");
+    let command = format!("{} reply", fixture("persistent-flood.py").display());
+    let validator = PersistentValidator::start(&command, LIMITS).expect("start");
+    let before = rss();
+    reset_peak_rss();
+    let started = Instant::now();
+    let results = run(&validator, &catalogue, &corpus);
+    drop(validator);
+    let elapsed = started.elapsed();
+    let peak = peak_rss().saturating_sub(before);
+    assert!(
+        results
+            .iter()
+            .all(|r| matches!(r.judgement.name(), "pass" | "protocol-error")),
+        "{results:?}"
+    );
+    assert!(elapsed < Duration::from_secs(15), "{elapsed:?}");
+    // At most a line cap of stdout buffered per process. Before: all of it, unbounded.
+    assert!(peak < 32 * 1024 * 1024, "peak RSS grew by {peak} bytes");
+}
+
+/// Item 10, after `stop`: the goodbye is awaited within a bounded read and a second.
+#[test]
+fn a_persistent_flood_after_stop_is_not_read() {
+    let _serial = serial();
+    let (_dir, catalogue, corpus) = make_corpus(2, "reject");
+    let command = format!("{} stop", fixture("persistent-flood.py").display());
+    let validator = PersistentValidator::start(&command, LIMITS).expect("start");
+    let results = run(&validator, &catalogue, &corpus);
+    assert!(results.iter().all(|r| r.judgement.is_pass()), "{results:?}");
+    let before = rss();
+    reset_peak_rss();
+    let started = Instant::now();
+    drop(validator);
+    let elapsed = started.elapsed();
+    let peak = peak_rss().saturating_sub(before);
+    assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
+    // Before: 725 MB read in the one-second grace.
+    assert!(peak < 8 * 1024 * 1024, "peak RSS grew by {peak} bytes");
+}
+
+/// Item 11: a validator that writes through the absolute symlinks of its tree writes
+/// decoys in its own directory; it cannot write outside its directory, nor read or write
+/// the corpus.
+#[test]
+fn containment() {
+    let _serial = serial();
+    if !Sandbox::supported() {
+        eprintln!("skipped: this kernel has no Landlock");
+        return;
+    }
+    let host = tempfile::tempdir().expect("host");
+    let host_file = host.path().join("hostname");
+    std::fs::write(&host_file, "host\n").expect("host file");
+    let host_dir = host.path().join("etc");
+    std::fs::create_dir(&host_dir).expect("host dir");
+    let sentinel = host.path().join("sentinel");
+    let dir = tempfile::tempdir().expect("corpus");
+    common::good_corpus(dir.path());
+    common::write(
+        dir.path(),
+        "soul-kit/tree/case.toml",
+        &format!(
+            "description = \"absolute symlinks\"\nrules = [\"soul-kit.name.length\"]\nverdict = \"reject\"\n\n[tree]\nname = \"bundle\"\n\n[[tree.entry]]\npath = \"content/host.md\"\nkind = \"symlink\"\ntarget = \"{}\"\n\n[[tree.entry]]\npath = \"content/etc\"\nkind = \"symlink\"\ntarget = \"{}\"\n",
+            host_file.display(),
+            host_dir.display()
+        ),
+    );
+    let catalogue = Catalogue::load(dir.path()).expect("catalogue");
+    let corpus = Corpus::load(dir.path()).expect("corpus");
+    let hash = corpus.content_hash().expect("hash");
+    let command = format!(
+        "{} {} {} {{path}}",
+        fixture("escape.sh").display(),
+        sentinel.display(),
+        dir.path().display()
+    );
+    let validator = CommandValidator::new(&command, LIMITS, None)
+        .expect("command")
+        .with_sandbox(Sandbox::new().hiding(dir.path()).expect("hide"));
+    let cases: Vec<_> = corpus
+        .cases
+        .iter()
+        .filter(|c| c.id == "tree" || c.id == "name-long")
+        .collect();
+    let results = run_all(
+        &validator,
+        &cases,
+        &catalogue,
+        Strictness::Conformance,
+        &RunOptions {
+            jobs: 2,
+            ..RunOptions::default()
+        },
+    );
+    // It rejects when every attempt failed.
+    assert!(results.iter().all(|r| r.judgement.is_pass()), "{results:?}");
+    assert_eq!(
+        corpus.content_hash().expect("hash"),
+        hash,
+        "the corpus changed"
+    );
+    assert!(!dir.path().join("soul-kit/planted.txt").exists());
+    assert_eq!(std::fs::read_to_string(&host_file).expect("host"), "host\n");
+    assert_eq!(std::fs::read_dir(&host_dir).expect("host dir").count(), 0);
+    assert!(!sentinel.exists(), "wrote outside its directory");
+}
+
+/// Item 11, the decoys themselves: an absolute symlink still points out of the tree, at
+/// a decoy of the same kind inside the case's own directory.
+#[test]
+fn absolute_symlinks_lead_to_decoys() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().expect("corpus");
+    common::good_corpus(dir.path());
+    common::write(
+        dir.path(),
+        "soul-kit/tree/case.toml",
+        "description = \"absolute symlinks\"\nrules = [\"soul-kit.name.length\"]\nverdict = \"reject\"\n\n[tree]\nname = \"bundle\"\n\n[[tree.entry]]\npath = \"a\"\nkind = \"symlink\"\ntarget = \"/etc/hostname\"\n\n[[tree.entry]]\npath = \"b\"\nkind = \"symlink\"\ntarget = \"/../etc\"\n",
+    );
+    let corpus = Corpus::load(dir.path()).expect("corpus");
+    let case = corpus.cases.iter().find(|c| c.id == "tree").expect("case");
+    let input = soulcheck_harness::runner::prepare_input(case).expect("input");
+    let soulcheck_harness::Input::Tree { root } = input.input() else {
+        panic!("not a tree");
+    };
+    let home = root.parent().expect("parent");
+    for (link, is_dir) in [("a", false), ("b", true)] {
+        let target = std::fs::read_link(root.join(link)).expect("link");
+        assert!(
+            target.is_absolute() && !target.starts_with(root),
+            "{target:?}"
+        );
+        assert!(
+            target.starts_with(home.join("soulcheck-host")),
+            "{target:?}"
+        );
+        assert_eq!(target.is_dir(), is_dir, "{target:?}");
+    }
+    assert_eq!(
+        std::fs::read_link(root.join("b")).expect("link"),
+        home.join("soulcheck-host/etc")
+    );
+}
+
+/// Item 12: replacements that never greet cost at most the case timeout each, and after
+/// a few in a row no more are started.
+#[test]
+fn replacements_that_never_greet_are_bounded_by_the_timeout() {
+    let _serial = serial();
+    let (_dir, catalogue, corpus) = make_corpus(20, "accept");
+    let state = tempfile::tempdir().expect("state");
+    let command = format!(
+        "{} {}",
+        fixture("persistent-greets-once.py").display(),
+        state.path().join("started").display()
+    );
+    let limits = Limits {
+        timeout: Duration::from_millis(500),
+        startup: Duration::from_secs(30),
+        ..LIMITS
+    };
+    let validator =
+        PersistentValidator::start_sandboxed(&command, limits, Sandbox::off()).expect("start");
+    let started = Instant::now();
+    let results = run(&validator, &catalogue, &corpus);
+    let elapsed = started.elapsed();
+    drop(validator);
+    assert!(
+        results.iter().all(|r| r.judgement.is_failure()),
+        "{results:?}"
+    );
+    // Before: 30 s per case. Now at most 3 replacements of 0.5 s each, a few per worker.
+    assert!(elapsed < Duration::from_secs(6), "{elapsed:?} for 20 cases");
+    let last = results.last().expect("results").judgement.explain();
+    assert!(last.contains("no longer starts"), "{last}");
+}
