@@ -11,6 +11,7 @@ mod check;
 mod listing;
 mod output;
 mod run;
+mod subject;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
