@@ -254,6 +254,56 @@ impl Results {
     }
 }
 
+/// What became of one fuzz input checked on its own ([`check_input`]).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Checked {
+    /// The source could not build an input from the bytes (a fuzzer should not keep them).
+    Unusable,
+    /// The validator agreed with the oracle.
+    Agreed,
+    /// The validator (or the oracle) declined the input, or it could not be prepared.
+    Skipped {
+        /// Why.
+        reason: String,
+    },
+    /// They disagree on a point the spec leaves open: not a finding.
+    ImplementationDefined(Box<Disagreement>),
+    /// They disagree: a finding.
+    Finding(Box<Disagreement>),
+}
+
+/// Checks one fuzz input without a campaign: `source` builds the input from `data`, and
+/// `validator` is judged against the oracle on it. This is the body of a libFuzzer target
+/// holding an in-process validator against the reference (`examples/differential-fuzz/`):
+/// libFuzzer supplies and minimises the bytes, so this does no shrinking of its own.
+pub fn check_input(
+    validator: &dyn Validator,
+    differential: &Differential<'_>,
+    source: &dyn Source,
+    data: &[u8],
+) -> Checked {
+    let Some(sample) = source.document(data) else {
+        return Checked::Unusable;
+    };
+    let prepared = match source.prepare(data, &sample.document) {
+        Ok(prepared) => prepared,
+        Err(error) => {
+            return Checked::Skipped {
+                reason: format!("cannot prepare the input: {error}"),
+            }
+        }
+    };
+    match differential.compare(validator, source.format(), prepared.input()) {
+        Comparison::Agree => Checked::Agreed,
+        Comparison::Skipped { reason } => Checked::Skipped { reason },
+        Comparison::Disagree(disagreement) if disagreement.implementation_defined => {
+            Checked::ImplementationDefined(disagreement)
+        }
+        Comparison::Disagree(disagreement) => Checked::Finding(disagreement),
+    }
+}
+
 /// The fuzz input of run `run` of a campaign seeded with `seed`: between 1 and `max`
 /// pseudo-random bytes, the same on every machine and whatever the number of jobs.
 pub fn fuzz_input(seed: u64, run: u64, max: usize) -> Vec<u8> {
@@ -550,6 +600,9 @@ impl Campaign<'_> {
         on_progress: Option<&(dyn Fn(&Progress) + Sync)>,
     ) -> Vec<Finding> {
         let total = seen.len();
+        if total == 0 {
+            return Vec::new();
+        }
         let next = AtomicUsize::new(0);
         let done = AtomicUsize::new(0);
         let results: Mutex<Vec<Option<Finding>>> = Mutex::new(vec![None; total]);

@@ -297,7 +297,10 @@ impl<'a> Differential<'a> {
     }
 
     /// Judges a validator's answer against the oracle's observation of the same input.
+    /// Both observations are held to the bounds a process's answer is read within
+    /// ([`crate::bounded::bound`]) before they are compared.
     pub fn judge(&self, oracle: Observation, validator: Answer) -> Comparison {
+        let oracle = crate::bounded::bound(oracle);
         let (kind, rules, grading) = match &validator.outcome {
             Outcome::Skipped { reason } => {
                 return Comparison::Skipped {
@@ -308,6 +311,7 @@ impl<'a> Differential<'a> {
             Outcome::TimedOut => (Kind::Timeout, Vec::new(), Grading::default()),
             Outcome::ProtocolError { .. } => (Kind::ProtocolError, Vec::new(), Grading::default()),
             Outcome::Observed(observation) => {
+                let observation = &crate::bounded::bound(observation.clone());
                 let grading = grade_against(
                     &expectation_of(&oracle),
                     observation,
