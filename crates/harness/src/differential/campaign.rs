@@ -690,7 +690,12 @@ impl Campaign<'_> {
             // validator answering one input two ways.
             return unshrunk(steps == 0);
         };
-        let data = shrink::choices(&seen.data, &budget, &mut |candidate| {
+        // The choices get half the trials, so the document's bytes always get their turn.
+        let choices_budget = Budget::new(steps / 2);
+        let data = shrink::choices(&seen.data, &choices_budget, &mut |candidate| {
+            if !choices_budget.spend() {
+                return false;
+            }
             let Some(sample) = self.source.document(candidate) else {
                 return false;
             };

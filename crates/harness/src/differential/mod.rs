@@ -8,8 +8,9 @@
 //! different verdict is a finding, and so is a diagnostics grade of `wrong` (the
 //! validator names a catalogued rule the oracle does not, or misses every one the oracle
 //! names) when the validator reports diagnostics at all. A disagreement that rests only
-//! on rules the spec leaves open (`suite` rules in the spec profile) is
-//! implementation-defined: counted apart, never a finding.
+//! on rules the spec leaves open (`suite` rules in the spec profile), or on a value the
+//! document repeats where repeated members are left open (which occurrence a reader
+//! keeps is its choice), is implementation-defined: counted apart, never a finding.
 //!
 //! [`Differential::compare`] judges one input; [`check_one`] is the short form for a fuzz
 //! target. [`campaign`] runs many generated inputs in parallel, deduplicates what it finds
@@ -324,7 +325,7 @@ impl<'a> Differential<'a> {
                 }
             }
         };
-        let implementation_defined = self.rests_on_open_points(kind, &rules, &validator);
+        let implementation_defined = self.rests_on_open_points(kind, &rules, &oracle, &validator);
         Comparison::Disagree(Box::new(Disagreement {
             kind,
             rules,
@@ -398,7 +399,16 @@ impl<'a> Differential<'a> {
     /// Whether a disagreement rests only on points the spec leaves open: the oracle's
     /// rejection only on rules that decide nothing in this profile, or the validator's
     /// rejection or extra diagnostics only on such rules.
-    fn rests_on_open_points(&self, kind: Kind, rules: &[String], validator: &Answer) -> bool {
+    fn rests_on_open_points(
+        &self,
+        kind: Kind,
+        rules: &[String],
+        oracle: &Observation,
+        validator: &Answer,
+    ) -> bool {
+        if kind == Kind::AcceptsInvalid && self.errors_rest_on_open_points(oracle) {
+            return true;
+        }
         if rules.is_empty() || !rules.iter().all(|rule| !self.decides(rule)) {
             return false;
         }
@@ -416,6 +426,51 @@ impl<'a> Differential<'a> {
             _ => false,
         }
     }
+}
+
+impl Differential<'_> {
+    /// Whether every catalogued error of the oracle's rejection is an open point: a rule
+    /// that decides nothing in this profile, or a rule about a value the document
+    /// repeats where repeating it is itself open. Which of two members with one name a
+    /// reader keeps is up to it where the catalogue leaves duplicate keys open (readers
+    /// differ: Go and Python keep the last), so an error the oracle finds in one occurrence
+    /// says nothing definite about a reader that kept the other.
+    fn errors_rest_on_open_points(&self, oracle: &Observation) -> bool {
+        let diagnostics: Vec<&crate::Diagnostic> = oracle
+            .diagnostics
+            .iter()
+            .flatten()
+            .filter(|d| d.severity == Severity::Error && self.catalogue.get(&d.rule).is_some())
+            .collect();
+        let pointer = |d: &crate::Diagnostic| {
+            d.location
+                .as_ref()
+                .and_then(|location| location.pointer.clone())
+        };
+        let repeated: Vec<String> = diagnostics
+            .iter()
+            .filter(|d| is_repeated_member(&d.rule) && !self.decides(&d.rule))
+            .filter_map(|d| pointer(d))
+            .collect();
+        !diagnostics.is_empty()
+            && diagnostics.iter().all(|d| {
+                !self.decides(&d.rule)
+                    || pointer(d).is_some_and(|at| {
+                        repeated.iter().any(|member| {
+                            at == *member
+                                || at
+                                    .strip_prefix(member.as_str())
+                                    .is_some_and(|rest| rest.starts_with('/'))
+                        })
+                    })
+            })
+    }
+}
+
+/// Whether a rule is a format's rule against repeated object members
+/// (`<format>.json.duplicate-key`), located at the repeated member.
+fn is_repeated_member(rule: &str) -> bool {
+    rule.ends_with(".json.duplicate-key")
 }
 
 /// The rule IDs of an observation's diagnostics.

@@ -5,11 +5,12 @@
 //!    plainer characters, no mutation beyond the one that matters) while every candidate
 //!    stays a document the generator could build, so this stage simplifies the structure
 //!    without breaking the syntax.
-//! 2. [`document`]: the document's own bytes, by delta debugging over lines, then tokens
-//!    (runs of letters and digits, and single punctuation bytes), then characters (a
-//!    UTF-8 sequence, or one byte that is not part of one), then single bytes when the
-//!    text is not UTF-8. Each level removes the largest chunks first and halves their size
-//!    until no single unit can go.
+//! 2. [`document`]: the document's own bytes: first its largest tokens on their own (a
+//!    long string's text goes in one trial even where most cuts break the syntax), then
+//!    delta debugging over lines, then tokens (runs of letters and digits, and single
+//!    punctuation bytes), then characters (a UTF-8 sequence, or one byte that is not part
+//!    of one), then single bytes when the text is not UTF-8. Each level removes the
+//!    largest chunks first and halves their size until no single unit can go.
 //!
 //! Every candidate costs one trial of the caller's predicate, which runs the oracle and the
 //! validator; a [`Budget`] bounds the trials of one finding. Both stages are deterministic:
@@ -90,6 +91,11 @@ pub fn choices(data: &[u8], budget: &Budget, still: &mut dyn FnMut(&[u8]) -> boo
 /// contract of `still`).
 pub fn document(bytes: &[u8], budget: &Budget, still: &mut dyn FnMut(&[u8]) -> bool) -> Vec<u8> {
     let mut current = bytes.to_vec();
+    // The largest tokens alone first (a long string's text, a run of padding): one trial
+    // each, and where the document's syntax forbids most cuts these are the ones that go.
+    if !budget.exhausted() {
+        current = remove_largest(tokens(&current), LARGEST, budget, still).concat();
+    }
     for split in [lines, tokens, characters] {
         if budget.exhausted() {
             break;
@@ -103,6 +109,44 @@ pub fn document(bytes: &[u8], budget: &Budget, still: &mut dyn FnMut(&[u8]) -> b
         current = remove_chunks(bytes, budget, still).concat();
     }
     current
+}
+
+/// Units [`remove_largest`] tries on their own before delta debugging.
+const LARGEST: usize = 16;
+
+/// Units shorter than this are left to delta debugging.
+const LARGE_UNIT: usize = 16;
+
+/// Tries removing each of the `count` largest units (of at least [`LARGE_UNIT`] bytes) on
+/// its own, largest first, keeping each removal for which `still` holds.
+fn remove_largest(
+    mut units: Vec<Vec<u8>>,
+    count: usize,
+    budget: &Budget,
+    still: &mut dyn FnMut(&[u8]) -> bool,
+) -> Vec<Vec<u8>> {
+    let mut order: Vec<usize> = (0..units.len())
+        .filter(|&index| units[index].len() >= LARGE_UNIT)
+        .collect();
+    order.sort_by_key(|&index| (std::cmp::Reverse(units[index].len()), index));
+    order.truncate(count);
+    // Removed units become empty, so the indices of the others stay put.
+    for index in order {
+        if budget.exhausted() {
+            break;
+        }
+        let candidate: Vec<u8> = units
+            .iter()
+            .enumerate()
+            .filter(|(at, _)| *at != index)
+            .flat_map(|(_, unit)| unit.iter().copied())
+            .collect();
+        if still(&candidate) {
+            units[index].clear();
+        }
+    }
+    units.retain(|unit| !unit.is_empty());
+    units
 }
 
 /// Removes chunks of units, largest first: each chunk whose removal keeps `still` goes,

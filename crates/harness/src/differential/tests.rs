@@ -169,6 +169,45 @@ fn suite_rules_are_implementation_defined_in_the_spec_profile_only() {
 }
 
 #[test]
+fn errors_in_a_repeated_member_rest_on_the_open_point() {
+    // The sidecar leaves duplicate keys open (a suite rule): which `installed_from` a reader
+    // keeps is its choice, so the type error the oracle finds in the other one is open too.
+    let oracle = observed(
+        Verdict::Reject,
+        Some(vec![
+            diagnostic("soulacy-sidecar.json.duplicate-key", "/installed_from"),
+            diagnostic("soulacy-sidecar.field.type", "/installed_from"),
+        ]),
+    );
+    let found = disagreement(compare(oracle.clone(), accept(), Profile::Spec));
+    assert!(found.implementation_defined, "{found:?}");
+    // Not in the strict profile, where duplicate keys are refused.
+    let found = disagreement(compare(oracle, accept(), Profile::Strict));
+    assert!(!found.implementation_defined);
+    // Nor for an error elsewhere, or in a member that merely starts alike.
+    for pointer in ["/installed_at", "/installed_fromx"] {
+        let oracle = observed(
+            Verdict::Reject,
+            Some(vec![
+                diagnostic("soulacy-sidecar.json.duplicate-key", "/installed_from"),
+                diagnostic("soulacy-sidecar.field.type", pointer),
+            ]),
+        );
+        let found = disagreement(compare(oracle, accept(), Profile::Spec));
+        assert!(!found.implementation_defined, "{pointer}");
+    }
+    // Soul Kit decides duplicate keys (a spec rule): a finding.
+    let oracle = observed(
+        Verdict::Reject,
+        Some(vec![
+            diagnostic("soul-kit.json.duplicate-key", "/name"),
+            diagnostic("soul-kit.name.length", "/name"),
+        ]),
+    );
+    assert!(!disagreement(compare(oracle, accept(), Profile::Spec)).implementation_defined);
+}
+
+#[test]
 fn diagnostics_are_graded_beside_an_agreeing_verdict() {
     let oracle = reject("soul-kit.name.length");
     // Another catalogued rule: unexpected.
