@@ -125,7 +125,7 @@ const PLANTED: &[Planted] = &[
 const SHRUNK_LIMIT: usize = 1_024;
 
 /// The reference through the protocol against the reference in process: no finding, on
-/// every format.
+/// every format per case (spec profile), and on two formats persistent (strict profile).
 fn reference_against_itself(persistent: bool) -> Result<(), Failed> {
     let soulcheck = env!("CARGO_BIN_EXE_soulcheck");
     let formats: &[&str] = if persistent {
@@ -141,8 +141,12 @@ fn reference_against_itself(persistent: bool) -> Result<(), Failed> {
         ]
     };
     for format in formats {
+        // Persistent, in the strict profile: the profile travels in each request's context.
         let (validator, mode): (String, &[&str]) = if persistent {
-            (format!("{soulcheck} serve"), &["--persistent"])
+            (
+                format!("{soulcheck} serve"),
+                &["--persistent", "--profile", "strict"],
+            )
         } else {
             (
                 format!("{soulcheck} check --json --format {{format}} --context-json {{context}} {{path}}"),
