@@ -1,11 +1,17 @@
 //! `soulcheck check`: one document or directory through the reference, printed as a human
 //! report with the source underlined, or as the protocol's JSON report (`--json`).
+//!
+//! A document is read through [`soulcheck::read`]: a regular file only, and at most its
+//! format's size limit (from the registry) plus one byte; a larger file gets the limit's
+//! diagnostic without being read. Anything else (a FIFO, a device, a socket) is a usage
+//! error, exit 2.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context as _, Result};
 use clap::Args;
+use soulcheck::read::{read_document, Document};
 use soulcheck_reference::{detect_format, registry, Context, Format, Input, Profile, Verdict};
 
 use crate::output;
@@ -53,23 +59,37 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     check_operation(format, &args.operation)?;
     let context = context(&args)?;
     let origin = args.path.display().to_string();
-    let (report, source) = if args.path.is_dir() {
+    // Looked at without opening it: a FIFO is not waited on here.
+    let metadata =
+        std::fs::metadata(&args.path).with_context(|| format!("cannot read {origin}"))?;
+    let (report, source) = if metadata.is_dir() {
         let report =
             soulcheck_reference::check(format, &args.operation, Input::Tree(&args.path), &context)?;
         (report, Vec::new())
     } else {
-        let bytes = std::fs::read(&args.path).with_context(|| format!("cannot read {origin}"))?;
         let name = args
             .path
             .file_name()
             .and_then(|name| name.to_str())
             .unwrap_or_default();
-        let input = Input::Document {
-            name,
-            bytes: &bytes,
-        };
-        let report = soulcheck_reference::check(format, &args.operation, input, &context)?;
-        (report, bytes)
+        let limit = registry::entry(format)
+            .and_then(|entry| entry.document(name))
+            .and_then(|kind| kind.size_limit);
+        match read_document(&args.path, limit.map(|limit| limit.max_bytes))? {
+            Document::Bytes(bytes) => {
+                let input = Input::Document {
+                    name,
+                    bytes: &bytes,
+                };
+                let report = soulcheck_reference::check(format, &args.operation, input, &context)?;
+                (report, bytes)
+            }
+            // The limit's diagnostic, as the reference gives it, without reading further.
+            Document::TooLarge { size } => match limit {
+                Some(limit) => (limit.refusal(format, size), Vec::new()),
+                None => bail!("{origin} grew while it was read"),
+            },
+        }
     };
     let text = if args.json {
         serde_json::to_string_pretty(&report.to_wire())? + "\n"

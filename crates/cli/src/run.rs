@@ -105,6 +105,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     })
     .context("cannot catch signals")?;
     let code = run_inner(args, &interruptible);
+    // A run a signal is ending exits from the signal's handler, with 128 + the signal.
+    interrupt::settle();
     scratch::remove();
     code
 }

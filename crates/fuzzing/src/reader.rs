@@ -46,10 +46,11 @@ pub fn well_formed(source: &[u8], document: &Document<'_>) -> Result<(), Violati
                 ),
             ));
         }
-        if crate::invariants::pointer_spans(&document.root, &duplicate.pointer).is_none() {
+        let pointer = document.pointer(duplicate);
+        if crate::invariants::pointer_spans(&document.root, &pointer).is_none() {
             return Err(Violation::new(
                 "reader-tree",
-                format!("duplicate pointer {:?} does not resolve", duplicate.pointer),
+                format!("duplicate pointer {pointer:?} does not resolve"),
             ));
         }
     }

@@ -25,7 +25,8 @@ pub struct Seed {
 /// key over a long array, many repeated keys over many lines, many distinct keys, many
 /// lines, many headings and list items. They are the regression inputs of the
 /// performance findings (a pointer copied per array item, a line index rebuilt per
-/// duplicate key), judged by the allocation invariant; each is named for messages.
+/// duplicate key, a pointer built per duplicate under a long key, a line scanned per
+/// diagnostic on it), judged by the allocation invariant; each is named for messages.
 pub fn adversarial(size: usize) -> Vec<Seed> {
     let items = |unit: &str| unit.repeat(size / unit.len().max(1));
     let shape = |name: &str, text: String| Seed {
@@ -49,6 +50,20 @@ pub fn adversarial(size: usize) -> Vec<Seed> {
         shape(
             "repeated-keys-on-lines",
             format!("{{{}\"k\":1}}", items("\"k\":1,\n")),
+        ),
+        // A pointer built per duplicate copied the long key once per duplicate.
+        shape(
+            "duplicates-under-a-long-key",
+            format!(
+                "{{\"{}\":{{{}\"a\":0}}}}",
+                "k".repeat(quarter * 2),
+                "\"a\":0,".repeat(quarter / 3)
+            ),
+        ),
+        // The renderer scanned the whole line for a lone CR once per diagnostic.
+        shape(
+            "repeated-keys-on-one-line",
+            format!("{{{}\"k\":1}}", items("\"k\":1,")),
         ),
         shape(
             "distinct-keys",

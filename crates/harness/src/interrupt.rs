@@ -23,6 +23,18 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
+/// Blocks for good once a signal has started ending the run, so that the caller's own
+/// ending (an error from a validator killed by the signal, say) cannot exit the process
+/// before the signal's handler does, with the wrong code and a misleading message. Call
+/// it where a run would return.
+pub fn settle() {
+    if interrupted() {
+        loop {
+            std::thread::park();
+        }
+    }
+}
+
 /// Catches `SIGINT`, `SIGTERM` and `SIGHUP` for the rest of the process's life; on the
 /// first of them, ends the run as the module docs say, calling `hook` after the
 /// validators are dead and before the temporary files go.

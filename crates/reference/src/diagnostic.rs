@@ -1,6 +1,15 @@
 //! The one diagnostics model shared by every format of the reference implementation, and
 //! its two renderings: human text with the source line underlined, and the JSON shape of
 //! `soulcheck check --json` that the harness reads back.
+//!
+//! A [`Report`] is bounded whatever the input: it keeps at most [`MAX_DIAGNOSTICS`]
+//! diagnostics and stops taking more once its pointers and messages hold
+//! [`MAX_DIAGNOSTIC_TEXT`] bytes; what it leaves out is counted by severity (so the verdict
+//! still sees every error) and announced by one notice diagnostic of the format's
+//! `<format>.report.truncated` rule ([`Report::cap`]). Checkers ask [`Report::has_room`]
+//! (or use [`Report::add`]) before building a pointer or a message, so a dropped
+//! diagnostic costs a count, not a copy of a long key. Rendering is bounded per diagnostic:
+//! a source excerpt is at most [`MAX_EXCERPT_BYTES`] and is never scanned further.
 
 use std::fmt;
 use std::ops::Range;
@@ -237,15 +246,66 @@ impl Diagnostic {
     }
 }
 
+/// Most diagnostics a report keeps (the notice of [`Report::cap`] comes on top). A
+/// document with more is broken enough that the first hundred say what to fix; the rest
+/// are counted, not listed.
+pub const MAX_DIAGNOSTICS: usize = 100;
+
+/// Bytes of pointer and message text after which a report takes no further diagnostic.
+/// Room is judged before a diagnostic is added, so the kept text is at most this plus one
+/// diagnostic's, and a single diagnostic is never split or refused for its own size.
+pub const MAX_DIAGNOSTIC_TEXT: usize = 256 * 1024;
+
+/// Diagnostics a report left out, by severity.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Omitted {
+    /// Errors left out.
+    pub errors: usize,
+    /// Warnings left out.
+    pub warnings: usize,
+}
+
+impl Omitted {
+    /// How many in all.
+    pub fn total(&self) -> usize {
+        self.errors + self.warnings
+    }
+
+    fn count(&mut self, severity: Severity, count: usize) {
+        match severity {
+            Severity::Error => self.errors += count,
+            Severity::Warning => self.warnings += count,
+        }
+    }
+}
+
+/// Whether a report holding `diagnostics` (and having left out none) takes another: fewer
+/// than [`MAX_DIAGNOSTICS`] and less than [`MAX_DIAGNOSTIC_TEXT`] bytes of pointers and
+/// messages. At most [`MAX_DIAGNOSTICS`] lengths are added, so asking is cheap.
+pub fn has_room(diagnostics: &[Diagnostic]) -> bool {
+    diagnostics.len() < MAX_DIAGNOSTICS && text_bytes(diagnostics) < MAX_DIAGNOSTIC_TEXT
+}
+
+/// Bytes of pointer and message text a diagnostic adds to a report.
+fn text_of(diagnostic: &Diagnostic) -> usize {
+    diagnostic.message.len() + diagnostic.location.pointer.as_ref().map_or(0, String::len)
+}
+
+fn text_bytes(diagnostics: &[Diagnostic]) -> usize {
+    diagnostics.iter().map(text_of).sum()
+}
+
 /// Everything the reference found in one input.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Report {
     /// The format the input was checked as.
     pub format: Format,
-    /// Every diagnostic, in the order found.
+    /// Every diagnostic kept, in the order found.
     pub diagnostics: Vec<Diagnostic>,
     /// The result of a non-`validate` operation.
     pub value: Option<serde_json::Value>,
+    /// The diagnostics found but left out of [`Report::diagnostics`] by the bounds.
+    pub omitted: Omitted,
 }
 
 impl Report {
@@ -255,16 +315,95 @@ impl Report {
             format,
             diagnostics: Vec::new(),
             value: None,
+            omitted: Omitted::default(),
         }
     }
 
-    /// Reject when any diagnostic is an error; accept otherwise.
+    /// Whether the report takes another diagnostic. Once one was left out none is taken,
+    /// so the kept diagnostics are always the first ones found.
+    pub fn has_room(&self) -> bool {
+        self.omitted.total() == 0 && has_room(&self.diagnostics)
+    }
+
+    /// Adds a diagnostic when there is room; otherwise counts it as left out.
+    pub fn push(&mut self, diagnostic: Diagnostic) {
+        if self.has_room() {
+            self.diagnostics.push(diagnostic);
+        } else {
+            self.omitted.count(diagnostic.severity, 1);
+        }
+    }
+
+    /// Adds a diagnostic of `rule` whose location and message `build` makes, calling it
+    /// only when there is room: a diagnostic that would be dropped costs nothing to build.
+    pub fn add(&mut self, rule: RuleId, build: impl FnOnce() -> (Location, String)) {
+        if self.has_room() {
+            let (location, message) = build();
+            self.diagnostics
+                .push(Diagnostic::new(rule, location, message));
+        } else {
+            self.omitted.count(rule.severity, 1);
+        }
+    }
+
+    /// Counts `count` diagnostics of `severity` as left out without building them.
+    pub fn omit(&mut self, severity: Severity, count: usize) {
+        self.omitted.count(severity, count);
+    }
+
+    /// Takes over another report's diagnostics (after this one's) and its omissions; the
+    /// result is bounded again by [`Report::cap`].
+    pub fn absorb(&mut self, other: &mut Report) {
+        self.diagnostics.append(&mut other.diagnostics);
+        self.omitted.errors += other.omitted.errors;
+        self.omitted.warnings += other.omitted.warnings;
+        other.omitted = Omitted::default();
+    }
+
+    /// Applies the bounds to the finished report: keeps the longest prefix of the
+    /// diagnostics a report with room takes one by one (checkers that push onto
+    /// [`Report::diagnostics`] directly are bounded here), counts the rest as left out,
+    /// and, when anything was left out, adds one notice of `notice` (the format's
+    /// `<format>.report.truncated` rule) saying how much. [`crate::check`] calls it once
+    /// per report.
+    pub fn cap(&mut self, notice: RuleId) {
+        let mut text = 0;
+        let mut keep = self.diagnostics.len();
+        for (index, diagnostic) in self.diagnostics.iter().enumerate() {
+            if index >= MAX_DIAGNOSTICS || text >= MAX_DIAGNOSTIC_TEXT {
+                keep = index;
+                break;
+            }
+            text += text_of(diagnostic);
+        }
+        for dropped in self.diagnostics.drain(keep..) {
+            self.omitted.count(dropped.severity, 1);
+        }
+        let omitted = self.omitted;
+        if omitted.total() == 0 {
+            return;
+        }
+        // <format>.report.truncated (suite decision: a report is bounded, and says so).
+        self.diagnostics.push(Diagnostic::new(
+            notice,
+            Location::document(),
+            format!(
+                "{} omitted ({}, {}): a report keeps at most {MAX_DIAGNOSTICS} diagnostics and stops at {} KiB of pointer and message text",
+                count(omitted.total(), "more diagnostic"),
+                count(omitted.errors, "error"),
+                count(omitted.warnings, "warning"),
+                MAX_DIAGNOSTIC_TEXT / 1024
+            ),
+        ));
+    }
+
+    /// Reject when any diagnostic, kept or left out, is an error; accept otherwise.
     pub fn verdict(&self) -> Verdict {
-        if self
+        let kept_error = self
             .diagnostics
             .iter()
-            .any(|d| d.severity == Severity::Error)
-        {
+            .any(|d| d.severity == Severity::Error);
+        if kept_error || self.omitted.errors > 0 {
             Verdict::Reject
         } else {
             Verdict::Accept
@@ -300,7 +439,9 @@ impl Report {
     /// the offending span, then the verdict. `origin` names the input in headers.
     pub fn render(&self, source: &[u8], origin: &str) -> String {
         let renderer = Renderer::plain().term_width(100);
-        let lines = LineIndex::new(source);
+        // Indexed on the first diagnostic that has source to show: a report about the
+        // document as a whole (a size refusal) does not scan the document at all.
+        let lines = std::cell::OnceCell::new();
         let mut out = String::new();
         for diagnostic in &self.diagnostics {
             let level = match diagnostic.severity {
@@ -311,7 +452,14 @@ impl Report {
                 .primary_title(diagnostic.message.as_str())
                 .id(diagnostic.rule.id);
             let where_ = describe_location(&diagnostic.location);
-            let text = match excerpt(source, &lines, diagnostic.location.span) {
+            let shown = diagnostic.location.span.and_then(|span| {
+                excerpt(
+                    source,
+                    lines.get_or_init(|| LineIndex::new(source)),
+                    Some(span),
+                )
+            });
+            let text = match shown {
                 Some(excerpt) => {
                     let snippet = Snippet::source(excerpt.text)
                         .line_start(excerpt.first_line)
@@ -340,8 +488,12 @@ impl Report {
             .filter(|d| d.severity == Severity::Error)
             .count();
         let warnings = self.diagnostics.len() - errors;
+        let omitted = match self.omitted.total() {
+            0 => String::new(),
+            more => format!(", {more} more omitted"),
+        };
         out.push_str(&format!(
-            "{origin}: {} as {} ({}, {})\n",
+            "{origin}: {} as {} ({}, {}{omitted})\n",
             match self.verdict() {
                 Verdict::Accept => "accepted",
                 Verdict::Reject => "rejected",
@@ -390,7 +542,7 @@ struct Excerpt<'a> {
 }
 
 /// Longest excerpt rendered; a span inside a longer line is shown without source.
-const MAX_EXCERPT_BYTES: usize = 4096;
+pub const MAX_EXCERPT_BYTES: usize = 4096;
 
 fn excerpt<'a>(source: &'a [u8], lines: &LineIndex, span: Option<Span>) -> Option<Excerpt<'a>> {
     let span = span?;
@@ -405,11 +557,16 @@ fn excerpt<'a>(source: &'a [u8], lines: &LineIndex, span: Option<Span>) -> Optio
         .line_range(source, last)
         .end
         .max(end.min(source.len()));
+    // The length first: the scan below then reads at most MAX_EXCERPT_BYTES, so many
+    // diagnostics on one long line cost a bounded amount each, not the line each.
+    if stop - start > MAX_EXCERPT_BYTES {
+        return None;
+    }
     let lone_cr = source[start..stop]
         .iter()
         .enumerate()
         .any(|(at, &byte)| byte == b'\r' && source.get(start + at + 1) != Some(&b'\n'));
-    if stop - start > MAX_EXCERPT_BYTES || lone_cr {
+    if lone_cr {
         // A lone CR ends a line here but not for the renderer; such spans are shown
         // without source rather than with wrong line numbers.
         return None;

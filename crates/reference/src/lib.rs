@@ -6,6 +6,39 @@
 //! It is a library and nothing else: no command line, no harness, no processes. The
 //! reference is one validator among others; the command line adapts it to the harness's
 //! `Validator` trait, and nothing in the harness depends on this crate.
+//!
+//! # Bounds
+//!
+//! Every input, valid or hostile, costs at most a constant times its size in time, memory
+//! and output, plus a constant. The mechanisms and their numbers:
+//!
+//! - **Documents are refused unread past their size limit** ([`registry::SizeLimit`]):
+//!   Soul Kit 256 KiB, Soulacy package 4 MiB, Soulacy sidecar 64 KiB, skill package
+//!   envelope 8 MiB and bare `SKILL.md` 256 KiB, bundle JSON files 1 MiB, and SOUL.md
+//!   1 MiB (`soul-md.size.max`, a decision of this suite: the spec sets no hard limit).
+//!   `soulcheck check` reads at most the limit plus one byte of a regular file, and
+//!   refuses anything else (a FIFO, a device, a socket) before reading.
+//! - **A report keeps at most [`diagnostic::MAX_DIAGNOSTICS`] (100) diagnostics** and takes
+//!   none once its pointers and messages hold [`diagnostic::MAX_DIAGNOSTIC_TEXT`]
+//!   (256 KiB); the kept text is then at most 256 KiB plus one diagnostic (whose pointer
+//!   and message are at most a few times the input). What is left out is counted by
+//!   severity, still decides the verdict, and is announced by one warning of the format's
+//!   `<format>.report.truncated` rule. Checkers ask for room before building a pointer
+//!   or message, so a dropped diagnostic costs a count.
+//! - **Duplicate keys share their path**: the JSON reader records the path of a
+//!   duplicate as places shared with every other duplicate under it and builds a pointer
+//!   only for a duplicate that is reported, so duplicates under a long key cost one copy
+//!   of the key.
+//! - **Rendering is bounded per diagnostic**: a source excerpt is at most
+//!   [`diagnostic::MAX_EXCERPT_BYTES`] (4 KiB) and nothing longer is scanned, so text
+//!   output is at most about 13 KiB per kept diagnostic plus its pointer and message.
+//! - **Tree walks stop at [`MAX_TREE_ENTRIES`] (10,000) entries**: a bundle or skill
+//!   directory holding more gets one error of its `<format>.report.truncated` rule and is
+//!   not checked further.
+//!
+//! `crates/reference/tests/bounds.rs` reproduces each attack these answer and asserts the
+//! bound on counted allocation, output and time; `crates/cli/tests/bounded_reads.rs` does
+//! the same for what `soulcheck check` reads.
 
 pub mod compose_bundle;
 pub mod diagnostic;
@@ -23,6 +56,12 @@ pub use diagnostic::{Diagnostic, Format, Location, Report, Severity, Span, Verdi
 pub use registry::operations;
 
 pub use soulcheck_vocabulary::{Context, Profile};
+
+/// Most entries a tree walk visits (files, directories and anything else, at any depth);
+/// a bundle or skill directory with more gets one diagnostic and is not checked further.
+/// Generous for real trees (a skill package holds at most 1 MiB of text), and it bounds
+/// what a walk keeps: about a path per entry.
+pub const MAX_TREE_ENTRIES: usize = 10_000;
 
 /// The profile a check runs in. A context holding `"profile": "strict"` asks for the
 /// suite's protective choices on top of the spec (rules marked `strict` in the
@@ -105,10 +144,14 @@ pub fn check(
     input: Input<'_>,
     context: &Context,
 ) -> Result<Report, Unsupported> {
-    let run = registry::entry(format)
-        .and_then(|entry| entry.entry_point(operation))
+    let entry = registry::entry(format).ok_or_else(|| Unsupported::operation(format, operation))?;
+    let run = entry
+        .entry_point(operation)
         .ok_or_else(|| Unsupported::operation(format, operation))?;
-    run(input, context)
+    let mut report = run(input, context)?;
+    // The report's bounds, with the format's notice when they left anything out.
+    report.cap(entry.truncated);
+    Ok(report)
 }
 
 /// Guesses the format from a path's name (and, for a directory, what it holds), as the

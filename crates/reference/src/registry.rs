@@ -1,6 +1,7 @@
 //! The format registry: one entry per format the reference implements, saying how a path
 //! is recognised as that format, which entry points check it, what its documents are
-//! called by default, whether they are JSON and the size past which they are refused.
+//! called by default, whether they are JSON and the size past which they are refused,
+//! and the rule of the notice a report gets when its bounds leave diagnostics out.
 //!
 //! [`check`](crate::check), [`detect_format`](crate::detect_format) and [`operations`]
 //! are derived from it, and so are the fuzz targets' file names and size limits, so a new
@@ -13,7 +14,7 @@
 use std::path::Path;
 
 use crate::diagnostic::rules;
-use crate::diagnostic::{Format, Report, RuleId};
+use crate::diagnostic::{Diagnostic, Format, Location, Report, RuleId};
 use crate::{compose_bundle, skill_package, soul_kit, soul_md, soulacy};
 use crate::{Context, Input, Unsupported};
 
@@ -35,6 +36,8 @@ pub struct Entry {
     /// The kinds of document the format's entry points take, the default first; empty when
     /// they take directory trees only.
     pub documents: &'static [DocumentKind],
+    /// The `<format>.report.truncated` rule: the notice of [`Report::cap`].
+    pub truncated: RuleId,
 }
 
 /// How a path is recognised as holding a format.
@@ -89,6 +92,30 @@ pub struct SizeLimit {
     pub max_bytes: usize,
     /// The rule a larger document breaks.
     pub rule: RuleId,
+}
+
+impl SizeLimit {
+    /// The report on a document of `size` bytes, over this limit, refused unread: one
+    /// diagnostic of the limit's rule about the document as a whole. A caller that knows
+    /// the size without reading the bytes (`soulcheck check` on a large file) gives this
+    /// report instead of reading them.
+    pub fn refusal(&self, format: Format, size: u64) -> Report {
+        let mut report = Report::new(format);
+        report.diagnostics.push(self.diagnostic(size));
+        report
+    }
+
+    /// The diagnostic of [`SizeLimit::refusal`].
+    pub fn diagnostic(&self, size: u64) -> Diagnostic {
+        Diagnostic::new(
+            self.rule,
+            Location::document(),
+            format!(
+                "the document is {size} bytes, over the {}-byte limit",
+                self.max_bytes
+            ),
+        )
+    }
 }
 
 impl Entry {
@@ -147,8 +174,12 @@ pub static ENTRIES: &[Entry] = &[
         documents: &[DocumentKind {
             file_name: "SOUL.md",
             json: false,
-            size_limit: None,
+            size_limit: Some(SizeLimit {
+                max_bytes: soul_md::MAX_BYTES,
+                rule: rules::soul_md::SIZE_MAX,
+            }),
         }],
+        truncated: rules::soul_md::REPORT_TRUNCATED,
     },
     Entry {
         format: Format::SoulacyPackage,
@@ -178,6 +209,7 @@ pub static ENTRIES: &[Entry] = &[
                 rule: rules::soulacy_package::SIZE_MAX,
             }),
         }],
+        truncated: rules::soulacy_package::REPORT_TRUNCATED,
     },
     Entry {
         format: Format::ComposeBundle,
@@ -212,6 +244,7 @@ pub static ENTRIES: &[Entry] = &[
                 rule: rules::compose_bundle::JSON_SIZE,
             }),
         }],
+        truncated: rules::compose_bundle::REPORT_TRUNCATED,
     },
     Entry {
         format: Format::SkillPackage,
@@ -240,6 +273,7 @@ pub static ENTRIES: &[Entry] = &[
                 }),
             },
         ],
+        truncated: rules::skill_package::REPORT_TRUNCATED,
     },
     Entry {
         format: Format::SoulacySidecar,
@@ -258,6 +292,7 @@ pub static ENTRIES: &[Entry] = &[
                 rule: rules::soulacy_sidecar::SIZE_MAX,
             }),
         }],
+        truncated: rules::soulacy_sidecar::REPORT_TRUNCATED,
     },
     Entry {
         format: Format::SoulKit,
@@ -276,6 +311,7 @@ pub static ENTRIES: &[Entry] = &[
                 rule: rules::soul_kit::SIZE_MAX,
             }),
         }],
+        truncated: rules::soul_kit::REPORT_TRUNCATED,
     },
 ];
 
@@ -430,6 +466,26 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// Every document has a size past which it is refused unread, so a caller can bound
+    /// what it reads (`soulcheck check` reads at most the limit and one byte).
+    #[test]
+    fn every_document_kind_has_a_size_limit() {
+        for entry in ENTRIES {
+            for kind in entry.documents {
+                assert!(
+                    kind.size_limit.is_some(),
+                    "{} {}",
+                    entry.format,
+                    kind.file_name
+                );
+            }
+            assert!(entry
+                .truncated
+                .id
+                .starts_with(&format!("{}.report.", entry.format)));
         }
     }
 

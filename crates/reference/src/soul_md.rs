@@ -23,6 +23,10 @@ use crate::{Context, Input, Profile, Unsupported};
 /// The recommended maximum size, in estimated tokens (spec: "keep under 4,000 tokens").
 pub const RECOMMENDED_MAX_TOKENS: usize = 4_000;
 
+/// Largest file read, in bytes; a larger one is refused unread (`soul-md.size.max`, a
+/// decision of this suite: the spec sets no hard limit).
+pub const MAX_BYTES: usize = 1024 * 1024;
+
 /// Bytes counted as one token by the size estimate; see `soul-md.size.tokens`.
 pub const BYTES_PER_TOKEN: usize = 4;
 
@@ -83,6 +87,9 @@ pub fn estimated_tokens(bytes: &[u8]) -> usize {
 /// is refused.
 pub fn fingerprint(input: Input<'_>, _context: &Context) -> Result<Report, Unsupported> {
     let source = input.document_bytes(Format::SoulMd, "fingerprint")?;
+    if let Some(refusal) = oversized(source) {
+        return Ok(refusal);
+    }
     let mut report = Report::new(Format::SoulMd);
     report.value = Some(serde_json::Value::String(fingerprint_of(source)));
     Ok(report)
@@ -98,8 +105,28 @@ pub fn validate(input: Input<'_>, context: &Context) -> Result<Report, Unsupport
     ))
 }
 
+/// soul-md.size.max (decision: the spec sets no hard limit, the reference reads at most
+/// [`MAX_BYTES`]): the report on a larger file, which is checked no further.
+fn oversized(source: &[u8]) -> Option<Report> {
+    (source.len() > MAX_BYTES).then(|| {
+        let mut report = Report::new(Format::SoulMd);
+        report.diagnostics.push(Diagnostic::new(
+            rule::SIZE_MAX,
+            Location::document(),
+            format!(
+                "the document is {} bytes, over the {MAX_BYTES}-byte limit",
+                source.len()
+            ),
+        ));
+        report
+    })
+}
+
 /// Checks one SOUL.md.
 fn check(source: &[u8], context: &Context) -> Report {
+    if let Some(refusal) = oversized(source) {
+        return refusal;
+    }
     let mut checker = Checker {
         source,
         lines: OnceCell::new(),
@@ -189,7 +216,12 @@ impl Checker<'_> {
     }
 
     /// A diagnostic at a place in the text; the marker covers the first line of `span`.
+    /// Without room in the report it is only counted (see [`Report::has_room`]).
     fn at(&mut self, rule: RuleId, span: Span, message: String) {
+        if !self.report.has_room() {
+            self.report.omit(rule.severity, 1);
+            return;
+        }
         let span = first_line(self.source, span);
         let location = self.lines().location(self.source, span);
         self.report
@@ -200,7 +232,6 @@ impl Checker<'_> {
     /// A diagnostic about the document as a whole.
     fn whole(&mut self, rule: RuleId, message: String) {
         self.report
-            .diagnostics
             .push(Diagnostic::new(rule, Location::document(), message));
     }
 
@@ -336,6 +367,10 @@ impl Checker<'_> {
                 None => section.heading.text.to_lowercase(),
             };
             match first_starts.get(&key) {
+                // Only counted when the report has no room: no message is built.
+                Some(_) if !self.report.has_room() => {
+                    self.report.omit(rule::SECTION_DUPLICATE.severity, 1);
+                }
                 Some(&start) => {
                     let first = self.lines().position(self.source, start).line;
                     let message = format!(

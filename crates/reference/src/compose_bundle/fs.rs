@@ -4,11 +4,13 @@
 
 use std::fs::{File, FileType, Metadata};
 use std::io::Read as _;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::rules::compose_bundle as rule;
 use crate::diagnostic::RuleId;
 use crate::json::pointer_join;
+use crate::MAX_TREE_ENTRIES;
 
 use super::manifest::{Manifest, Want};
 use super::trace::Selected;
@@ -16,10 +18,14 @@ use super::{is_portable_segment, voice, Sink, MAX_JSON_BYTES};
 
 /// compose-bundle.tree.entry-kind and, in the strict profile,
 /// compose-bundle.tree.portable-name: walks the whole tree, depth first in name order,
-/// judging each entry by its own type (a symlink is a symlink, wherever it points).
-pub(crate) fn walk(root: &Path, sink: &mut Sink) {
+/// judging each entry by its own type (a symlink is a symlink, wherever it points). An
+/// entry's pointer and message are built only when the report has room for them. Breaks
+/// past [`MAX_TREE_ENTRIES`] entries.
+pub(crate) fn walk(root: &Path, sink: &mut Sink) -> ControlFlow<()> {
     let portability = sink.strict();
     let mut stack = vec![(root.to_path_buf(), String::new())];
+    // Entries left before the walk stops.
+    let mut left = MAX_TREE_ENTRIES;
     while let Some((dir, pointer)) = stack.pop() {
         let listing = match std::fs::read_dir(&dir) {
             Ok(listing) => listing,
@@ -32,45 +38,68 @@ pub(crate) fn walk(root: &Path, sink: &mut Sink) {
                 continue;
             }
         };
+        // A listing is read at most one entry past the limit, and counted before any of
+        // its entries is judged, so what the report holds does not depend on the order
+        // the file system lists names in.
         let mut entries: Vec<(std::ffi::OsString, std::io::Result<FileType>)> = listing
             .filter_map(Result::ok)
+            .take(left + 1)
             .map(|entry| (entry.file_name(), entry.file_type()))
             .collect();
+        if entries.len() > left {
+            // compose-bundle.report.truncated, as an error (decision: a walk is bounded,
+            // and a tree not walked cannot be accepted).
+            sink.error(
+                rule::REPORT_TRUNCATED,
+                String::new(),
+                format!(
+                    "the bundle holds more than {MAX_TREE_ENTRIES} entries; it is not checked further"
+                ),
+            );
+            return ControlFlow::Break(());
+        }
+        left -= entries.len();
         entries.sort_by(|a, b| a.0.cmp(&b.0));
         let mut subdirectories = Vec::new();
         for (name, file_type) in entries {
             let display = name.to_string_lossy();
-            let entry_pointer = pointer_join(&pointer, &display);
+            let entry_pointer = || pointer_join(&pointer, &display);
             // compose-bundle.tree.portable-name (strict: names every system can hold).
             if portability && !name.to_str().is_some_and(is_portable_segment) {
-                sink.at(
-                    rule::TREE_PORTABLE_NAME,
-                    entry_pointer.clone(),
-                    format!("the name {display:?} is not portable"),
-                );
+                sink.lazily(rule::TREE_PORTABLE_NAME, || {
+                    (
+                        entry_pointer(),
+                        format!("the name {display:?} is not portable"),
+                    )
+                });
             }
             match file_type {
-                Ok(kind) if kind.is_dir() => subdirectories.push((dir.join(&name), entry_pointer)),
+                Ok(kind) if kind.is_dir() => {
+                    subdirectories.push((dir.join(&name), entry_pointer()));
+                }
                 Ok(kind) if kind.is_file() => {}
                 Ok(kind) => {
                     // compose-bundle.tree.entry-kind (spec: "regular files and
                     // directories only").
-                    let what = describe(kind, &dir.join(&name));
-                    sink.at(
-                        rule::TREE_ENTRY_KIND,
-                        entry_pointer,
-                        format!("{what}; a bundle holds only regular files and directories"),
-                    );
+                    sink.lazily(rule::TREE_ENTRY_KIND, || {
+                        let what = describe(kind, &dir.join(&name));
+                        (
+                            entry_pointer(),
+                            format!("{what}; a bundle holds only regular files and directories"),
+                        )
+                    });
                 }
-                Err(error) => sink.at(
-                    rule::TREE_ENTRY_KIND,
-                    entry_pointer,
-                    format!("the entry cannot be inspected: {error}"),
-                ),
+                Err(error) => sink.lazily(rule::TREE_ENTRY_KIND, || {
+                    (
+                        entry_pointer(),
+                        format!("the entry cannot be inspected: {error}"),
+                    )
+                }),
             }
         }
         stack.extend(subdirectories.into_iter().rev());
     }
+    ControlFlow::Continue(())
 }
 
 /// What a non-regular entry is, for messages. A symlink's target is read as text (the

@@ -25,7 +25,7 @@ mod voice;
 use std::path::Path;
 
 use crate::diagnostic::rules::compose_bundle as rule;
-use crate::diagnostic::{Diagnostic, Format, Location, Report, RuleId, Span};
+use crate::diagnostic::{Diagnostic, Format, Location, Report, RuleId, Severity, Span};
 use crate::json::walk::{JsonRules, Walker};
 use crate::json::{self, pointer_join, Limits, Node, ReadRules};
 use crate::{Context, Input, Profile, Unsupported};
@@ -100,7 +100,10 @@ fn check_tree(root: &Path, profile: Profile) -> Report {
             return sink.report;
         }
     }
-    fs::walk(root, &mut sink);
+    // A tree too large to walk is checked no further (compose-bundle.report.truncated).
+    if fs::walk(root, &mut sink).is_break() {
+        return sink.report;
+    }
     let manifest =
         match fs::read_json_file(root, "manifest.json", rule::MANIFEST_PRESENT, &mut sink) {
             Some(bytes) => sink.file("/manifest.json", &bytes, |walker| {
@@ -175,9 +178,32 @@ impl Sink {
             position: None,
             span: None,
         };
+        self.report.push(Diagnostic::new(rule, location, message));
+    }
+
+    /// Reports `rule` at `pointer` as an error whatever the rule's default severity.
+    pub(crate) fn error(&mut self, rule: RuleId, pointer: String, message: impl Into<String>) {
+        let location = Location {
+            pointer: Some(pointer),
+            position: None,
+            span: None,
+        };
         self.report
-            .diagnostics
-            .push(Diagnostic::new(rule, location, message));
+            .push(Diagnostic::new(rule, location, message).with_severity(Severity::Error));
+    }
+
+    /// Reports `rule` at the pointer and with the message `build` makes, calling it only
+    /// when the report has room (a tree walk's pointers can be long).
+    pub(crate) fn lazily(&mut self, rule: RuleId, build: impl FnOnce() -> (String, String)) {
+        self.report.add(rule, || {
+            let (pointer, message) = build();
+            let location = Location {
+                pointer: Some(pointer),
+                position: None,
+                span: None,
+            };
+            (location, message)
+        });
     }
 
     /// Checks the JSON file at `prefix` in the tree (`/manifest.json`) with `check`, whose
@@ -190,9 +216,7 @@ impl Sink {
     ) -> T {
         let mut walker = Walker::in_tree(source, &JSON_RULES, Format::ComposeBundle, prefix);
         let result = check(&mut walker);
-        self.report
-            .diagnostics
-            .append(&mut walker.report.diagnostics);
+        self.report.absorb(&mut walker.report);
         result
     }
 }

@@ -10,7 +10,11 @@
 //! - a nesting bound, so a million `[` is an error and not a stack overflow;
 //! - every object member kept in order, duplicates included, and duplicate keys reported
 //!   at every depth, comparing keys after escape decoding (`"id"` equals `"\u0069d"`);
-//! - a byte span for every value and key, and JSON pointers for locating them.
+//! - a byte span for every value and key, and JSON pointers for locating them. A
+//!   duplicate's pointer is built only when it is asked for ([`Document::pointer`]): the
+//!   reader records where each duplicate sits as a place in a table shared by every
+//!   duplicate under the same path, so ten thousand duplicates under one long key cost one
+//!   copy of the key, not ten thousand.
 //!
 //! [`walk`] builds on the reader: the typed member access every JSON checker shares.
 
@@ -146,29 +150,50 @@ impl ReadError {
 }
 
 impl Document<'_> {
-    /// One diagnostic of `rule` for every repeated key, at the member's pointer, naming
-    /// where the key first appeared. One line index serves them all, so many duplicates
-    /// stay linear.
-    pub fn duplicate_diagnostics(&self, source: &[u8], rule: RuleId) -> Vec<Diagnostic> {
-        if self.duplicates.is_empty() {
-            return Vec::new();
+    /// The diagnostic of `rule` for one repeated key, at the member's pointer, naming
+    /// where the key first appeared. `lines` indexes `source`; one index serves every
+    /// duplicate, so many duplicates stay linear.
+    pub fn duplicate_diagnostic(
+        &self,
+        source: &[u8],
+        lines: &LineIndex,
+        duplicate: &DuplicateKey,
+        rule: RuleId,
+    ) -> Diagnostic {
+        let first = lines.position(source, duplicate.first.start);
+        let message = format!(
+            "duplicate key {:?}; first defined at line {}, column {}",
+            duplicate.key, first.line, first.column
+        );
+        Diagnostic::new(
+            rule,
+            Location::pointer(self.pointer(duplicate), duplicate.span),
+            message,
+        )
+    }
+
+    /// The pointer of a duplicate's member (shared by both occurrences), built now: from
+    /// the places of the path above it, then its key.
+    pub fn pointer(&self, duplicate: &DuplicateKey) -> String {
+        let mut steps = Vec::new();
+        let mut place = duplicate.object;
+        while let Some(at) = place {
+            let found = &self.places[at];
+            steps.push(&found.step);
+            place = found.parent;
         }
-        let lines = LineIndex::new(source);
-        self.duplicates
-            .iter()
-            .map(|duplicate| {
-                let first = lines.position(source, duplicate.first.start);
-                let message = format!(
-                    "duplicate key {:?}; first defined at line {}, column {}",
-                    duplicate.key, first.line, first.column
-                );
-                Diagnostic::new(
-                    rule,
-                    Location::pointer(duplicate.pointer.as_str(), duplicate.span),
-                    message,
-                )
-            })
-            .collect()
+        let mut pointer = String::new();
+        for step in steps.into_iter().rev() {
+            match step {
+                Step::Index(index) => {
+                    pointer.push('/');
+                    pointer.push_str(&index.to_string());
+                }
+                Step::Key(name) => push_token(&mut pointer, name),
+            }
+        }
+        push_token(&mut pointer, &duplicate.key);
+        pointer
     }
 }
 
@@ -198,19 +223,31 @@ pub struct Document<'a> {
     pub root: Node<'a>,
     /// Every member whose key repeats an earlier key of the same object, in document order.
     pub duplicates: Vec<DuplicateKey>,
+    /// The steps of the paths to the objects holding duplicates, each step once however
+    /// many duplicates lie below it; [`Document::pointer`] walks them.
+    places: Vec<Place<'a>>,
 }
 
 /// A member whose key repeats an earlier key of the same object.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DuplicateKey {
-    /// Pointer to the member (shared by both occurrences).
-    pub pointer: String,
     /// The decoded key.
     pub key: String,
     /// Span of the repeated key.
     pub span: Span,
     /// Span of the first occurrence's key.
     pub first: Span,
+    /// The object holding the member, as a place of [`Document::places`]; `None` for the
+    /// root. Its pointer is [`Document::pointer`].
+    object: Option<usize>,
+}
+
+/// One step of a path recorded for duplicates: the step from its parent place (`None`:
+/// the root) to a value.
+#[derive(Debug, Clone, PartialEq)]
+struct Place<'a> {
+    parent: Option<usize>,
+    step: Step<'a>,
 }
 
 /// A value with its span.
@@ -338,6 +375,7 @@ pub fn read(input: &[u8], limits: Limits) -> Result<Document<'_>, ReadError> {
         limits,
         duplicates: Vec::new(),
         path: Vec::new(),
+        places: Vec::new(),
     };
     let root = reader.value(1)?;
     reader
@@ -347,6 +385,7 @@ pub fn read(input: &[u8], limits: Limits) -> Result<Document<'_>, ReadError> {
     Ok(Document {
         root,
         duplicates: reader.duplicates,
+        places: reader.places,
     })
 }
 
@@ -355,13 +394,17 @@ struct Reader<'a> {
     jiter: Jiter<'a>,
     limits: Limits,
     duplicates: Vec<DuplicateKey>,
-    /// The way from the root to the value being read. Pointers are built from it only
-    /// when a duplicate key needs one: building one per value would copy a long key once
-    /// per item of an array below it, quadratic in the input.
-    path: Vec<Step<'a>>,
+    /// The way from the root to the value being read, each step with its place in
+    /// `places` once a duplicate below it has needed one. No pointer is built while
+    /// reading: building one per value would copy a long key once per item of an array
+    /// below it, and one per duplicate once per duplicate under it, quadratic in the input.
+    path: Vec<(Step<'a>, Option<usize>)>,
+    /// The places recorded so far (see [`Document::pointer`]).
+    places: Vec<Place<'a>>,
 }
 
-/// One step of [`Reader::path`].
+/// One step of a path.
+#[derive(Debug, Clone, PartialEq)]
 enum Step<'a> {
     /// An array item.
     Index(usize),
@@ -482,7 +525,7 @@ impl<'a> Reader<'a> {
                     .known_array()
                     .map_err(|error| to_error(text, error))?;
                 while more.is_some() {
-                    self.path.push(Step::Index(items.len()));
+                    self.path.push((Step::Index(items.len()), None));
                     let item = self.value(depth + 1);
                     self.path.pop();
                     items.push(item?);
@@ -585,14 +628,15 @@ impl<'a> Reader<'a> {
                 found
             };
             if let Some(first) = first {
+                let object = self.place_path();
                 self.duplicates.push(DuplicateKey {
-                    pointer: self.pointer_to(&name),
                     key: name.to_string(),
                     span: key_span,
                     first: members[first].key_span,
+                    object,
                 });
             }
-            self.path.push(Step::Key(name.clone()));
+            self.path.push((Step::Key(name.clone()), None));
             let value = self.value(depth + 1);
             self.path.pop();
             members.push(Member {
@@ -610,20 +654,27 @@ impl<'a> Reader<'a> {
         Ok(Value::Object(members))
     }
 
-    /// The pointer of member `key` of the object being read.
-    fn pointer_to(&self, key: &str) -> String {
-        let mut pointer = String::new();
-        for step in &self.path {
-            match step {
-                Step::Index(index) => {
-                    pointer.push('/');
-                    pointer.push_str(&index.to_string());
-                }
-                Step::Key(name) => push_token(&mut pointer, name),
-            }
+    /// The place of the value being read (the object holding a duplicate), recording the
+    /// steps of its path not recorded yet; `None` at the root. The recorded steps are a
+    /// prefix of the path (a step is recorded with all steps above it), so only the new
+    /// ones are visited: each step of the input is recorded at most once.
+    fn place_path(&mut self) -> Option<usize> {
+        let recorded = self
+            .path
+            .iter()
+            .rposition(|(_, place)| place.is_some())
+            .map_or(0, |at| at + 1);
+        let mut parent = recorded.checked_sub(1).and_then(|at| self.path[at].1);
+        for (step, place) in &mut self.path[recorded..] {
+            let at = self.places.len();
+            self.places.push(Place {
+                parent,
+                step: step.clone(),
+            });
+            *place = Some(at);
+            parent = Some(at);
         }
-        push_token(&mut pointer, key);
-        pointer
+        parent
     }
 
     /// The span of the key `name` just read. A key without escapes is a slice of the input
@@ -686,7 +737,7 @@ mod tests {
         let input = br#"{"o": {"id": 1, "\u0069d": 2}, "id": 3}"#;
         let document = read(input, LIMITS).expect("valid");
         assert_eq!(document.duplicates.len(), 1);
-        assert_eq!(document.duplicates[0].pointer, "/o/id");
+        assert_eq!(document.pointer(&document.duplicates[0]), "/o/id");
     }
 
     #[test]
@@ -799,6 +850,35 @@ mod tests {
         .expect("valid");
         let found: Vec<&str> = document.duplicates.iter().map(|d| d.key.as_str()).collect();
         assert_eq!(found, vec!["k5", "k150000"]);
+    }
+
+    /// Duplicates under one long key record its step once, and their pointers are built
+    /// only when asked for.
+    #[test]
+    fn duplicates_under_a_long_key_share_its_place() {
+        let key = "k~/".repeat(4_000);
+        let text = format!(
+            "{{\"{key}\": [0, {{\"a\": 0{}}}], \"b\": {{\"c\": 0, \"c\": 1}}, \"b\": 2}}",
+            ",\"a\":0".repeat(1000)
+        );
+        let document = read(
+            text.as_bytes(),
+            Limits {
+                max_bytes: 1 << 20,
+                max_depth: 8,
+            },
+        )
+        .expect("valid");
+        assert_eq!(document.duplicates.len(), 1002);
+        // The long key and the array index, then the key `b`.
+        assert_eq!(document.places.len(), 3);
+        let escaped = "k~0~1".repeat(4_000);
+        assert_eq!(
+            document.pointer(&document.duplicates[999]),
+            format!("/{escaped}/1/a")
+        );
+        assert_eq!(document.pointer(&document.duplicates[1000]), "/b/c");
+        assert_eq!(document.pointer(&document.duplicates[1001]), "/b");
     }
 
     #[test]

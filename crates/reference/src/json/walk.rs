@@ -11,10 +11,13 @@
 //! file of a directory tree ([`Walker::in_tree`]) by pointers into the tree, without
 //! spans, because a tree's report points into several files and no single source can be
 //! underlined.
+//!
+//! The walk keeps the report's bounds (see [`crate::diagnostic`]): it asks for room before
+//! it builds a pointer, a location or a duplicate's pointer, and counts what it leaves out.
 
 use std::collections::HashSet;
 
-use crate::diagnostic::{Diagnostic, Format, Location, Report, RuleId, Span};
+use crate::diagnostic::{Diagnostic, Format, LineIndex, Location, Report, RuleId, Span};
 use crate::json::{self, pointer_join, Document, Limits, Member, Node, ReadRules, Value};
 
 /// How a format reads its JSON documents and which of its rules the walk reports.
@@ -97,7 +100,13 @@ impl<'s> Walker<'s> {
         }
     }
 
-    /// Whether an error has been reported.
+    /// Whether the report takes another diagnostic; a checker about to build a costly
+    /// pointer or message for one asks first (see [`Report::has_room`]).
+    pub fn has_room(&self) -> bool {
+        self.report.has_room()
+    }
+
+    /// Whether an error has been reported (or left out for want of room).
     pub fn has_errors(&self) -> bool {
         self.report.verdict() == crate::Verdict::Reject
     }
@@ -131,6 +140,10 @@ impl<'s> Walker<'s> {
         span: Option<Span>,
         message: impl Into<String>,
     ) {
+        if !self.report.has_room() {
+            self.report.omit(rule.severity, 1);
+            return;
+        }
         let location = Location {
             pointer: Some(pointer.to_owned()),
             position: None,
@@ -142,6 +155,10 @@ impl<'s> Walker<'s> {
     /// Adds a diagnostic located in the document to the report, moved into the tree's
     /// pointer space when the document is a file of a tree.
     fn push(&mut self, mut diagnostic: Diagnostic) {
+        if !self.report.has_room() {
+            self.report.omit(diagnostic.severity, 1);
+            return;
+        }
         if let Some(prefix) = &self.tree_prefix {
             let location = &mut diagnostic.location;
             location.pointer = match location.pointer.take() {
@@ -164,10 +181,27 @@ impl<'s> Walker<'s> {
                 return None;
             }
         };
-        for diagnostic in document.duplicate_diagnostics(self.source, self.rules.duplicate) {
+        self.duplicates(&document);
+        Some(document)
+    }
+
+    /// One diagnostic of the duplicate-key rule per repeated key while there is room; the
+    /// rest are counted without building their pointers.
+    fn duplicates(&mut self, document: &Document<'_>) {
+        if document.duplicates.is_empty() {
+            return;
+        }
+        let rule = self.rules.duplicate;
+        let lines = LineIndex::new(self.source);
+        for (index, duplicate) in document.duplicates.iter().enumerate() {
+            if !self.report.has_room() {
+                let left = document.duplicates.len() - index;
+                self.report.omit(rule.severity, left);
+                return;
+            }
+            let diagnostic = document.duplicate_diagnostic(self.source, &lines, duplicate, rule);
             self.push(diagnostic);
         }
-        Some(document)
     }
 
     /// The members of an object, or a type error.
@@ -234,7 +268,10 @@ impl<'s> Walker<'s> {
             return;
         };
         for (index, item) in items.iter().enumerate() {
-            self.string(item, &format!("{pointer}/{index}"));
+            // The item's pointer is built only for an item that is not a string.
+            if item.as_str().is_none() {
+                self.type_error(item, &format!("{pointer}/{index}"), "a string");
+            }
         }
     }
 
@@ -280,6 +317,10 @@ impl<'s> Walker<'s> {
             let repeated =
                 unknown.repeats == Repeats::FirstOnly && !seen.insert(member.key.as_ref());
             if repeated || known(&member.key) {
+                continue;
+            }
+            if !self.report.has_room() {
+                self.report.omit(unknown.rule.severity, 1);
                 continue;
             }
             let message = match explain(&member.key) {

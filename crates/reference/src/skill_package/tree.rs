@@ -10,15 +10,20 @@
 //! (`SKILL.md` first, then the files in order, each at most one byte more than the
 //! per-file limit). A file the budget does not reach is measured by its size on disk,
 //! which is enough to report the limits exactly.
+//!
+//! The walk is bounded too: past [`MAX_TREE_ENTRIES`] entries it stops, and the directory
+//! gets one error of `skill-package.report.truncated` and nothing else is checked. A file's diagnostics,
+//! whose messages name its path, are built only when the report has room for them.
 
 use std::fs::{self, File, Metadata};
 use std::io::Read;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use super::{head, paths, PackageFile, Place, HEAD_PATH, MAX_FILE_BYTES, MAX_TOTAL_BYTES};
 use crate::diagnostic::rules::skill_package as rule;
-use crate::diagnostic::{Diagnostic, Format, Location, Position, Report};
-use crate::Profile;
+use crate::diagnostic::{Diagnostic, Format, Location, Position, Report, Severity};
+use crate::{Profile, MAX_TREE_ENTRIES};
 
 /// An entry found below the directory that becomes a package file.
 struct TreeFile {
@@ -54,9 +59,20 @@ struct Contents {
 /// Checks the skill directory at `root`.
 pub fn check(root: &Path, profile: Profile) -> Report {
     let mut report = Report::new(Format::SkillPackage);
-    let out = &mut report.diagnostics;
     let mut files = Vec::new();
-    walk(root, &mut files, out);
+    if walk(root, &mut files, &mut report.diagnostics).is_break() {
+        // skill-package.report.truncated, as an error (decision: a walk is bounded, and a
+        // directory not walked cannot be accepted).
+        let diagnostic = Diagnostic::new(
+            rule::REPORT_TRUNCATED,
+            at_pointer("/files".to_owned()),
+            format!(
+                "the directory holds more than {MAX_TREE_ENTRIES} entries; it is not checked further"
+            ),
+        );
+        report.push(diagnostic.with_severity(Severity::Error));
+        return report;
+    }
     files.sort_by(|a, b| a.relative.cmp(&b.relative));
 
     let head_index = files.iter().position(|file| file.relative == HEAD_PATH);
@@ -68,58 +84,61 @@ pub fn check(root: &Path, profile: Profile) -> Report {
         // skill-package.path.portable (strict profile only: a name that is not UTF-8
         // cannot be a package path).
         if !file.utf8_name && profile == Profile::Strict {
-            out.push(Diagnostic::new(
-                rule::PATH_PORTABLE,
-                at_pointer(format!("/files/{index}/path")),
-                format!("the name of {:?} is not valid UTF-8", file.relative),
-            ));
+            report.add(rule::PATH_PORTABLE, || {
+                (
+                    at_pointer(format!("/files/{index}/path")),
+                    format!("the name of {:?} is not valid UTF-8", file.relative),
+                )
+            });
         }
         // skill-package.file.text (decision: an entry that is no regular file has no
         // text and is never followed or opened).
         if let EntryKind::Special(what) = file.kind {
-            out.push(Diagnostic::new(
-                rule::FILE_TEXT,
-                at_pointer(pointer),
-                format!(
-                    "{} is {what}; a package holds text files, and it is neither followed nor read",
-                    file.relative
-                ),
-            ));
+            report.add(rule::FILE_TEXT, || {
+                (
+                    at_pointer(pointer),
+                    format!(
+                        "{} is {what}; a package holds text files, and it is neither followed nor read",
+                        file.relative
+                    ),
+                )
+            });
             continue;
         }
         if let Some(message) = &contents.unreadable {
-            out.push(Diagnostic::new(
-                rule::FILE_TEXT,
-                at_pointer(pointer),
-                format!("{} {message}", file.relative),
-            ));
+            report.add(rule::FILE_TEXT, || {
+                (at_pointer(pointer), format!("{} {message}", file.relative))
+            });
             continue;
         }
         total = total.saturating_add(contents.size);
         // skill-package.limit.file-bytes (spec, Limits: 256 KiB per file).
         if contents.size > MAX_FILE_BYTES as u64 {
-            out.push(Diagnostic::new(
-                rule::LIMIT_FILE_BYTES,
-                at_pointer(pointer.clone()),
-                format!(
-                    "{} is {} bytes, over the {MAX_FILE_BYTES}-byte limit of one file",
-                    file.relative, contents.size
-                ),
-            ));
+            report.add(rule::LIMIT_FILE_BYTES, || {
+                (
+                    at_pointer(pointer),
+                    format!(
+                        "{} is {} bytes, over the {MAX_FILE_BYTES}-byte limit of one file",
+                        file.relative, contents.size
+                    ),
+                )
+            });
             continue;
         }
         // skill-package.file.text (spec: "All supported package contents are text").
         if let Some(bytes) = &contents.complete {
             if let Err(error) = simdutf8::compat::from_utf8(bytes) {
-                out.push(Diagnostic::new(
-                    rule::FILE_TEXT,
-                    Location {
+                report.add(rule::FILE_TEXT, || {
+                    let location = Location {
                         pointer: Some(pointer),
                         position: Some(Position::of(bytes, error.valid_up_to())),
                         span: None,
-                    },
-                    format!("{} is not valid UTF-8 from here on", file.relative),
-                ));
+                    };
+                    (
+                        location,
+                        format!("{} is not valid UTF-8 from here on", file.relative),
+                    )
+                });
             }
         }
     }
@@ -132,6 +151,7 @@ pub fn check(root: &Path, profile: Profile) -> Report {
             path_location: at_pointer(format!("/files/{index}/path")),
         })
         .collect();
+    let out = &mut report.diagnostics;
     paths::check(&package, profile, out);
 
     // skill-package.limit.total-bytes (spec, Limits: 1 MiB in total).
@@ -188,15 +208,21 @@ fn entry_problem(out: &mut Vec<Diagnostic>, message: String) {
 
 /// Collects the entries below `root` that become package files, without following
 /// symbolic links. The walk keeps its own stack, so deep directories cannot exhaust the
-/// call stack.
-fn walk(root: &Path, files: &mut Vec<TreeFile>, out: &mut Vec<Diagnostic>) {
+/// call stack. It breaks when the directory holds more than [`MAX_TREE_ENTRIES`] entries.
+fn walk(root: &Path, files: &mut Vec<TreeFile>, out: &mut Vec<Diagnostic>) -> ControlFlow<()> {
     match fs::metadata(root) {
         Ok(metadata) if metadata.is_dir() => {}
-        Ok(_) => return entry_problem(out, format!("{} is not a directory", root.display())),
+        Ok(_) => {
+            entry_problem(out, format!("{} is not a directory", root.display()));
+            return ControlFlow::Continue(());
+        }
         Err(error) => {
-            return entry_problem(out, format!("{} cannot be read: {error}", root.display()))
+            entry_problem(out, format!("{} cannot be read: {error}", root.display()));
+            return ControlFlow::Continue(());
         }
     }
+    // Entries left before the walk stops.
+    let mut left = MAX_TREE_ENTRIES;
     let mut pending = vec![(root.to_path_buf(), String::new(), true)];
     while let Some((dir, prefix, utf8_prefix)) = pending.pop() {
         let entries = match fs::read_dir(&dir) {
@@ -210,6 +236,10 @@ fn walk(root: &Path, files: &mut Vec<TreeFile>, out: &mut Vec<Diagnostic>) {
             }
         };
         for entry in entries {
+            if left == 0 {
+                return ControlFlow::Break(());
+            }
+            left -= 1;
             let entry = match entry {
                 Ok(entry) => entry,
                 Err(error) => {
@@ -250,6 +280,7 @@ fn walk(root: &Path, files: &mut Vec<TreeFile>, out: &mut Vec<Diagnostic>) {
             });
         }
     }
+    ControlFlow::Continue(())
 }
 
 /// Reads the files within the budget: `SKILL.md` first, then the others in order.
