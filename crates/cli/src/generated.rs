@@ -122,9 +122,9 @@ mod tests {
     #[test]
     fn every_format_with_documents_has_a_generator() {
         for format in Format::ALL {
-            let generator = Generator::new(*format).expect("a generator");
-            assert_eq!(generator.format(), *format);
-            assert_eq!(generator.target().format(), Some(*format));
+            let generator = Generator::new(format).expect("a generator");
+            assert_eq!(generator.format(), format);
+            assert_eq!(generator.target().format(), Some(format));
         }
     }
 
