@@ -1,18 +1,22 @@
 //! The `soulcheck` command line: check one document with the reference, certify a
-//! validator against the corpus, list rules and cases, export the corpus as plain files,
-//! serve the reference over the persistent protocol, compare two runs, and put any number
-//! of runs side by side (an HTML page, a scoreboard).
+//! validator against the corpus, fuzz a validator against the reference, list rules and
+//! cases, export the corpus as plain files, serve the reference over the persistent
+//! protocol, compare two runs, and put any number of runs side by side (an HTML page, a
+//! scoreboard).
 //!
 //! Exit codes follow the validator protocol: `check` exits 0 when the document is
 //! accepted (warnings allowed), 1 when it is rejected and 2 on usage or I/O errors; `run`
-//! exits 0 when every selected case passes, 1 otherwise and 2 when it cannot run. Output
+//! exits 0 when every selected case passes, 1 otherwise and 2 when it cannot run; `fuzz`
+//! exits 0 without findings, 1 with findings and 2 when it cannot run. Output
 //! to a closed pipe (`soulcheck rules | head`) ends the command quietly with exit 0.
 
 mod check;
+mod fuzz;
 mod listing;
 mod output;
 mod report;
 mod run;
+mod subject;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -42,6 +46,9 @@ enum Command {
     /// Run the corpus against a validator (the reference, or --validator) and report per
     /// case, per rule and per format.
     Run(Box<run::RunArgs>),
+    /// Fuzz a validator against the reference: generated documents to both, disagreements
+    /// shrunk and written as draft cases.
+    Fuzz(Box<fuzz::FuzzArgs>),
     /// List the rule catalogue.
     Rules(listing::ListArgs),
     /// List the cases, or export them as plain files.
@@ -101,6 +108,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(args) => check::check(args),
         Command::Run(args) => run::run(*args),
+        Command::Fuzz(args) => fuzz::fuzz(*args),
         Command::Rules(args) => listing::rules(args),
         Command::Cases(args) => listing::cases(args),
         Command::Serve => {

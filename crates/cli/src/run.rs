@@ -12,28 +12,21 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use anyhow::{bail, Context as _, Result};
 use clap::Args;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use indicatif::{ProgressBar, ProgressStyle};
-use soulcheck::Reference;
 use soulcheck_harness::expectations::Expectations;
-use soulcheck_harness::external::{crash_patterns, CommandValidator, Mapping};
-use soulcheck_harness::persistent::PersistentValidator;
-use soulcheck_harness::process::Limits;
 use soulcheck_harness::report::staging::Staging;
 use soulcheck_harness::report::{self, badge, certificate, jsonl, junit, markdown, Summary};
 use soulcheck_harness::runner::{self, CaseResult, RunOptions};
-use soulcheck_harness::sandbox::Sandbox;
 use soulcheck_harness::store::Store;
 use soulcheck_harness::{interrupt, scratch};
-use soulcheck_harness::{
-    selfcheck, Case, Catalogue, Corpus, Format, Implementation, Profile, Strictness, Validator,
-};
+use soulcheck_harness::{selfcheck, Case, Catalogue, Corpus, Format, Implementation, Profile};
 
 use crate::listing::selected;
+use crate::subject::{Subject, ValidatorArgs};
 use crate::{load, output, Selection};
 
 #[derive(Args)]
@@ -62,52 +55,8 @@ pub struct RunArgs {
     /// Parallel jobs (default: the number of cores).
     #[arg(long)]
     jobs: Option<usize>,
-    /// The validator under test, as a command template (`my-tool --json {path}`); without
-    /// it the in-process reference runs. See crates/harness/PROTOCOL.md.
-    #[arg(long, value_name = "COMMAND")]
-    validator: Option<String>,
-    /// The validator speaks the persistent newline-delimited JSON protocol.
-    #[arg(long, requires = "validator")]
-    persistent: bool,
-    /// Mapping file teaching the harness an unmodified tool's exit codes and messages.
-    #[arg(long, value_name = "FILE", requires = "validator")]
-    mapping: Option<PathBuf>,
-    /// Seconds a validator may spend on one case before it is killed with everything it
-    /// started.
-    #[arg(long, default_value_t = 5.0)]
-    timeout: f64,
-    /// Seconds the first persistent validator process may take to greet (at least
-    /// --timeout); a replacement started during a case greets within --timeout.
-    #[arg(
-        long,
-        value_name = "SECONDS",
-        default_value_t = 30.0,
-        requires = "persistent"
-    )]
-    startup_timeout: f64,
-    /// Run the validator without the sandbox that confines its writes to its temporary
-    /// directory and hides the corpus from it (Linux Landlock).
-    #[arg(long, requires = "validator")]
-    no_sandbox: bool,
-    /// Bytes of each output stream read per case (reports keep the first 8 KiB of each
-    /// as evidence).
-    #[arg(long, default_value_t = 4 * 1024 * 1024)]
-    output_cap: usize,
-    /// A regular expression over a validator's stderr that turns a "reject" exit code
-    /// into a crash (repeatable; added to the built-in patterns for Python, Node, JVM, Go
-    /// and Rust uncaught errors).
-    #[arg(long = "crash-pattern", value_name = "REGEX", requires = "validator")]
-    crash_patterns: Vec<String>,
-    /// Turn off the built-in crash patterns: exit codes alone decide.
-    #[arg(long, requires = "validator")]
-    no_default_crash_patterns: bool,
-    /// The implementation's name in every report (default: what a persistent validator
-    /// says in its hello, else the program's file name).
-    #[arg(long, value_name = "NAME")]
-    name: Option<String>,
-    /// The implementation's version in every report.
-    #[arg(long = "impl-version", value_name = "VERSION")]
-    impl_version: Option<String>,
+    #[command(flatten)]
+    validator: ValidatorArgs,
     /// Stop after the first failure.
     #[arg(long)]
     fail_fast: bool,
@@ -125,14 +74,6 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
-}
-
-/// The validator a run judges, and how it is reached.
-struct Subject {
-    validator: Box<dyn Validator>,
-    strictness: Strictness,
-    /// `in-process`, `per-case` or `persistent`, as the report header says.
-    mode: &'static str,
 }
 
 /// What the signal handler needs to mark an interrupted run's report.
@@ -189,13 +130,7 @@ fn run_inner(args: RunArgs, interruptible: &Interruptible) -> Result<ExitCode> {
         Some(path) => Some(Expectations::load(path, &corpus.cases)?),
         None => None,
     };
-    let mut implementation = subject.validator.implementation();
-    if let Some(name) = &args.name {
-        implementation.name = name.clone();
-    }
-    if let Some(version) = &args.impl_version {
-        implementation.version = version.clone();
-    }
+    let implementation = args.validator.implementation(subject.validator.as_ref());
     let corpus_hash = corpus.content_hash()?;
     let staging = match &args.report {
         Some(dir) => Some(Staging::create(dir)?),
@@ -242,7 +177,7 @@ fn run_inner(args: RunArgs, interruptible: &Interruptible) -> Result<ExitCode> {
         args.profile,
     );
     let context = report::Context {
-        command: args.validator.clone(),
+        command: args.validator.command.clone(),
         corpus: args.selection.corpus.clone(),
         report_dir: args.report.clone(),
         max_lines: report::MAX_FAILURE_LINES,
@@ -451,74 +386,17 @@ fn glob_set(patterns: &[String]) -> Result<Option<GlobSet>> {
 /// cannot run (no such program, not executable, no `{path}` for a directory case) stops
 /// here, before any case runs.
 fn subject(args: &RunArgs, cases: &[&Case], store: &Store) -> Result<Subject> {
-    let limits = Limits {
-        timeout: Duration::from_secs_f64(args.timeout.max(0.001)),
-        output_cap: args.output_cap,
-        startup: Duration::from_secs_f64(args.startup_timeout.max(0.001)),
-    };
-    let sandbox = sandbox(args, store)?;
-    Ok(match &args.validator {
-        None => Subject {
-            validator: Box::new(Reference),
-            strictness: Strictness::Reference,
-            mode: "in-process",
-        },
-        Some(command) if args.persistent => Subject {
-            validator: Box::new(PersistentValidator::start_sandboxed(
-                command, limits, sandbox,
-            )?),
-            strictness: Strictness::Conformance,
-            mode: "persistent",
-        },
-        Some(command) => {
-            let mapping = match &args.mapping {
-                Some(path) => Some(Mapping::load(path)?),
-                None => None,
-            };
-            let patterns = crash_patterns(
-                mapping.as_ref(),
-                !args.no_default_crash_patterns,
-                &args.crash_patterns,
-            )?;
-            let validator = CommandValidator::new(command, limits, mapping)?
-                .with_crash_patterns(patterns)
-                .with_sandbox(sandbox);
-            let trees = cases.iter().filter(|case| case.tree().is_some()).count();
-            if trees > 0 && !validator.uses_path() {
-                bail!(
-                    "{trees} of the selected cases are directories, and the validator command has no {{path}} to hand them over (without it a document goes to stdin)\nhint: add {{path}} to the command, or select documents only (--input-name '*.json', --format, --case)"
-                );
-            }
-            Subject {
-                validator: Box::new(validator),
-                strictness: Strictness::Conformance,
-                mode: "per-case",
-            }
-        }
-    })
-}
-
-/// The sandbox validators run in: writes confined to their temporary directories, and the
-/// corpus hidden when it is on disk (the built-in corpus is not on disk at all).
-fn sandbox(args: &RunArgs, store: &Store) -> Result<Sandbox> {
-    if args.no_sandbox || args.validator.is_none() {
-        return Ok(Sandbox::off());
-    }
-    if !Sandbox::supported() {
-        eprintln!("note: this kernel has no Landlock: validators run unsandboxed (they may write outside their temporary directory and read the corpus)");
-        return Ok(Sandbox::off());
-    }
-    let sandbox = Sandbox::new();
-    Ok(match store {
-        Store::Disk(path) => sandbox.hiding(path)?,
-        _ => sandbox,
-    })
+    let trees = cases.iter().filter(|case| case.tree().is_some()).count();
+    let without_path = (trees > 0).then(|| format!(
+        "{trees} of the selected cases are directories, and the validator command has no {{path}} to hand them over (without it a document goes to stdin)\nhint: add {{path}} to the command, or select documents only (--input-name '*.json', --format, --case)"
+    ));
+    args.validator.subject(store, without_path)
 }
 
 impl RunArgs {
     /// Whether the run judges the in-process reference.
     fn is_reference(&self) -> bool {
-        self.validator.is_none()
+        self.validator.is_reference()
     }
 }
 
@@ -538,13 +416,13 @@ fn open_report(
         corpus_hash: corpus_hash.to_owned(),
         cases: cases.len(),
         mode: subject.mode.to_owned(),
-        command: args.validator.clone(),
+        command: args.validator.command.clone(),
         implementation: implementation.clone(),
         settings: serde_json::json!({
             "strictness": subject.strictness,
             "profile": args.profile,
-            "timeout_seconds": args.timeout,
-            "sandbox": !args.no_sandbox && args.validator.is_some() && Sandbox::supported(),
+            "timeout_seconds": args.validator.timeout,
+            "sandbox": args.validator.sandboxed(),
             "jobs": jobs,
             "formats": args.selection.format,
             "cases": args.cases,
@@ -553,8 +431,8 @@ fn open_report(
             "input_names": args.input_names,
             "fail_fast": args.fail_fast,
             "expectations": args.expectations,
-            "crash_patterns": args.crash_patterns,
-            "default_crash_patterns": !args.no_default_crash_patterns,
+            "crash_patterns": args.validator.crash_patterns,
+            "default_crash_patterns": !args.validator.no_default_crash_patterns,
             "evidence_cap_bytes": soulcheck_harness::validator::EVIDENCE_CAP,
         }),
         started_at: jsonl::now(),

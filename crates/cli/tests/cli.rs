@@ -54,6 +54,7 @@ fn snapshot(name: &str, text: &str) {
 fn help() {
     snapshot("help", &soulcheck(&["--help"]));
     snapshot("run-help", &soulcheck(&["run", "--help"]));
+    snapshot("fuzz-help", &soulcheck(&["fuzz", "--help"]));
     snapshot("rules-help", &soulcheck(&["rules", "--help"]));
     snapshot("check-help", &soulcheck(&["check", "--help"]));
     snapshot("report-help", &soulcheck(&["report", "--help"]));

@@ -197,6 +197,23 @@ impl<'de> Visitor<'de> for CappedVisitor {
     }
 }
 
+/// An observation held to the bounds a process's result is read within: its first
+/// [`MAX_DIAGNOSTICS`] diagnostics, each cut as [`shorten`] cuts it. Differential checking
+/// bounds both answers alike, so an in-process oracle's 2,000-byte pointer does not
+/// disagree with the same pointer cut on its way out of a process.
+pub fn bound(mut observation: Observation) -> Observation {
+    if let Some(diagnostics) = observation.diagnostics.take() {
+        observation.diagnostics = Some(
+            diagnostics
+                .into_iter()
+                .take(MAX_DIAGNOSTICS)
+                .map(shorten)
+                .collect(),
+        );
+    }
+    observation
+}
+
 /// Cuts a diagnostic's text members at [`MAX_TEXT`] bytes (on a character boundary).
 pub(crate) fn shorten(mut diagnostic: Diagnostic) -> Diagnostic {
     cut(&mut diagnostic.message);

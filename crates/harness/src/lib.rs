@@ -7,7 +7,9 @@
 //! process boundary are set up by [`setup`] and their uncaught errors recognised by
 //! [`crash`]; [`process`] runs them bounded by construction (nothing they start outlives
 //! their case, [`sandbox`] confines their writes and hides the corpus, [`scratch`] holds
-//! every temporary file of the run, and [`interrupt`] ends a run cleanly on a signal). Directory-tree
+//! every temporary file of the run, and [`interrupt`] ends a run cleanly on a signal).
+//! [`differential`] holds a validator against an oracle on generated inputs (one input,
+//! or a whole campaign with shrinking and draft cases). Directory-tree
 //! inputs, including entries git cannot carry, are described and materialised by
 //! [`tree`]. The reference
 //! implementation is just one validator; this crate does not know it.
@@ -16,6 +18,7 @@ pub mod bounded;
 pub mod catalogue;
 pub mod corpus;
 pub mod crash;
+pub mod differential;
 pub mod expectations;
 pub mod export;
 pub mod external;

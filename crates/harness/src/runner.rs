@@ -535,6 +535,18 @@ fn grade(
     {
         return Grading::default();
     }
+    grade_against(expectation, observation, catalogue, strictness)
+}
+
+/// Grades the diagnostics of an observation against an expectation, whatever its
+/// verdict: the multiset comparison behind [`Grade`], shared with the differential
+/// checks, which take another validator's diagnostics as the expectation.
+pub fn grade_against(
+    expectation: &Expectation,
+    observation: &Observation,
+    catalogue: &Catalogue,
+    strictness: Strictness,
+) -> Grading {
     let reported = observation.diagnostics.as_deref().unwrap_or_default();
     let mut expected: BTreeMap<ExpectedDiagnostic, usize> = BTreeMap::new();
     for diagnostic in &expectation.diagnostics {

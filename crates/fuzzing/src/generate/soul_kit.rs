@@ -660,7 +660,16 @@ fn bad_value(
         1 => ("/id", Json::String("a".repeat(49)), "soul-kit.id.length"),
         2 => (
             "/version",
-            Json::str(*u.choose(&["1.0", "10000.0.0", "v1.0.0", "1.0.0-rc1", "1..0", "١.٢.٣"])?),
+            Json::str(*u.choose(&[
+                "1.0",
+                "10000.0.0",
+                "v1.0.0",
+                "1.0.0-rc1",
+                "1..0",
+                "١.٢.٣",
+                " 1.0.0",
+                "1.0.0\n",
+            ])?),
             "soul-kit.version.pattern",
         ),
         3 => (

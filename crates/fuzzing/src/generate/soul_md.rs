@@ -1,8 +1,8 @@
-//! SOUL.md documents: a valid identity document (a role title, the five required
-//! sections in any order, spelled in any letter case and with qualifiers, a bulleted
-//! Personality list of labelled traits, four to eight numbered Core Responsibilities,
-//! optional sections), and targeted mutations with the diagnostic and line each must
-//! draw.
+//! SOUL.md documents: a valid identity document (a role title in any heading spelling
+//! CommonMark allows, the five required sections in any order, spelled in any letter case
+//! and with qualifiers, a bulleted Personality list of labelled traits, four to eight
+//! numbered Core Responsibilities, optional sections), and targeted mutations with the
+//! diagnostic and line each must draw.
 
 use arbitrary::Unstructured;
 
@@ -75,9 +75,29 @@ fn numbered(u: &mut Unstructured<'_>, n: usize) -> arbitrary::Result<Vec<String>
     Ok(lines)
 }
 
-/// The valid document's parts: the title line and the sections.
-fn valid(u: &mut Unstructured<'_>) -> arbitrary::Result<(String, Vec<Section>)> {
-    let title = format!("# {}", prose(u, 30)?);
+/// The role title's lines: an ATX heading spelled any way CommonMark allows (one to
+/// three spaces of indentation, a tab or several spaces after the `#`, a closing
+/// sequence of `#`s), or a setext heading (its text underlined with `=`). Readers that
+/// look for a line starting with `# ` see only the plainest of these.
+fn title(u: &mut Unstructured<'_>) -> arbitrary::Result<Vec<String>> {
+    let text = prose(u, 30)?;
+    Ok(match u.int_in_range(0u8..=9)? {
+        0 => vec![format!(" # {text}")],
+        1 => vec![format!("   # {text}")],
+        2 => vec![format!("#\t{text}")],
+        3 => vec![format!("#   {text}")],
+        4 => vec![format!("# {text} ##")],
+        5 => {
+            let underline = u.int_in_range(1usize..=12)?;
+            vec![text, "=".repeat(underline)]
+        }
+        _ => vec![format!("# {text}")],
+    })
+}
+
+/// The valid document's parts: the title's lines and the sections.
+fn valid(u: &mut Unstructured<'_>) -> arbitrary::Result<(Vec<String>, Vec<Section>)> {
+    let title = title(u)?;
     let traits = u.int_in_range(1usize..=5)?;
     let mut personality = Vec::new();
     for _ in 0..traits {
@@ -199,10 +219,10 @@ struct Layout {
     at: Vec<(usize, usize)>,
 }
 
-fn layout(prefix: &[String], title: Option<&str>, sections: &[Section]) -> Layout {
+fn layout(prefix: &[String], title: Option<&[String]>, sections: &[Section]) -> Layout {
     let mut lines: Vec<String> = prefix.to_vec();
     if let Some(title) = title {
-        lines.push(title.to_owned());
+        lines.extend(title.iter().cloned());
         lines.push(String::new());
     }
     let mut at = Vec::new();
@@ -250,7 +270,7 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
         summary: format!("{mutation:?}"),
     };
     edit_sections(u, mutation, &mut sections, &mut edits)?;
-    let title = edits.keep_title.then_some(title.as_str());
+    let title = edits.keep_title.then_some(title.as_slice());
     let mut layout = layout(&edits.prefix, title, &sections);
     if let Some(edit) = edits.after.take() {
         edit(&mut layout, &mut edits.expected);

@@ -76,8 +76,17 @@ impl Staging {
     /// The run was interrupted (by `signal`, after `finished` of `total` cases): the
     /// partial report says so and replaces the target.
     pub fn interrupt(&self, signal: i32, finished: usize, total: usize) -> Result<(), LoadError> {
+        self.interrupt_after(
+            signal,
+            &format!("{finished} of {total} cases: report.jsonl has their records"),
+        )
+    }
+
+    /// The run was interrupted by `signal` after `done` (what it got through and what
+    /// the partial report holds): the partial report says so and replaces the target.
+    pub fn interrupt_after(&self, signal: i32, done: &str) -> Result<(), LoadError> {
         let text = format!(
-            "This run was interrupted by signal {signal} after {finished} of {total} cases: report.jsonl has their records and no footer, and nothing here certifies anything.\n"
+            "This run was interrupted by signal {signal} after {done} and no footer, and nothing here certifies anything.\n"
         );
         let marker = self.staging.join(INCOMPLETE);
         std::fs::write(&marker, &text).map_err(|source| LoadError::io(&marker, source))?;

@@ -1,0 +1,688 @@
+//! `soulcheck fuzz`: differential fuzzing of a validator against the reference. Documents
+//! come from the structure-aware generators (`soulcheck::generated`), valid by
+//! construction with one predicted mutation or a few untargeted ones; each goes to the
+//! in-process reference (the oracle) and to the validator, set up exactly as `run` sets it
+//! up (`crate::subject`). A different verdict, or diagnostics graded `wrong` against the
+//! reference's, is a finding; disagreements resting only on points the spec leaves open
+//! are counted apart. Findings are deduplicated by rule and kind, shrunk (the generator's
+//! choices, then the document's bytes) and written as draft cases for triage.
+//!
+//! [`fuzz`] reads as its steps: set up, fuzz and shrink (`soulcheck_harness::differential::
+//! campaign`), write the drafts and the report, print the summary. Exit codes: 0 no
+//! finding, 1 findings, 2 usage or setup errors (and a campaign that compared nothing).
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::io::IsTerminal as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{bail, Context as _, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use soulcheck::generated::Generator;
+use soulcheck::Reference;
+use soulcheck_harness::differential::campaign::{
+    self, Finding, Phase, Progress, Results, Settings,
+};
+use soulcheck_harness::differential::{draft, jsonl, Differential};
+use soulcheck_harness::report::staging::Staging;
+use soulcheck_harness::store::Store;
+use soulcheck_harness::{interrupt, scratch, Catalogue, Corpus, Format, Implementation, Profile};
+
+use crate::subject::{Subject, ValidatorArgs};
+use crate::{corpus_store, output, parse_format};
+
+#[derive(Args)]
+pub struct FuzzArgs {
+    /// The format whose documents are generated and checked.
+    #[arg(long, value_parser = parse_format)]
+    format: Format,
+    /// Corpus directory whose rule catalogue judges (default: $SOULCHECK_CORPUS, or the
+    /// corpus built into this binary).
+    #[arg(long)]
+    corpus: Option<PathBuf>,
+    /// Stop fuzzing after this long: seconds, or a number with a unit (`90s`, `5m`, `1h`).
+    /// Default: 60 seconds, unless --runs is given. Shrinking comes after.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    duration: Option<Duration>,
+    /// Stop after this many generated documents.
+    #[arg(long, value_name = "N")]
+    runs: Option<u64>,
+    /// The seed every document derives from (default: a fresh one, printed). The same
+    /// seed gives the same documents whatever --jobs, so `--seed S --runs N` repeats a
+    /// campaign up to its run N.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Parallel jobs (default: the number of cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// The profile: `spec` (the default; disagreements resting only on the suite's own
+    /// rules are implementation-defined and counted apart) or `strict` (every rule
+    /// decides).
+    #[arg(long, default_value = "spec")]
+    profile: Profile,
+    /// Distinct findings shrunk and written as draft cases; more are counted only.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    max_findings: usize,
+    /// Trials (the reference and the validator on one candidate) the shrinking of one
+    /// finding may spend.
+    #[arg(long, value_name = "N", default_value_t = 2_000)]
+    shrink_steps: usize,
+    /// Largest fuzz input a generator reads its choices from, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 4_096)]
+    max_input: usize,
+    /// Write report.jsonl and the draft cases (cases/<format>/<id>/) into DIR, replacing
+    /// it as a whole when the campaign ends (an interrupted one leaves an INCOMPLETE
+    /// marker).
+    #[arg(long, value_name = "DIR")]
+    report: Option<PathBuf>,
+    /// Write the draft cases into DIR/<format>/<id>/ instead (`--drafts cases` puts them
+    /// where CONTRIBUTING.md's triage expects them).
+    #[arg(long, value_name = "DIR")]
+    drafts: Option<PathBuf>,
+    #[command(flatten)]
+    validator: ValidatorArgs,
+    /// No progress display.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// What the signal handler needs to mark an interrupted campaign's report.
+#[derive(Default)]
+struct Interruptible {
+    staging: Mutex<Option<Staging>>,
+    runs: AtomicU64,
+}
+
+pub fn fuzz(args: FuzzArgs) -> Result<ExitCode> {
+    // On SIGINT or SIGTERM the validators die, the report says the campaign was
+    // interrupted, and the temporary files go (see `soulcheck_harness::interrupt`).
+    let interruptible = Arc::new(Interruptible::default());
+    let hook = Arc::clone(&interruptible);
+    interrupt::install(move |signal| {
+        let staging = hook
+            .staging
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take();
+        if let Some(staging) = staging {
+            let runs = hook.runs.load(Ordering::SeqCst);
+            let done = format!("{runs} generated documents: report.jsonl has its header");
+            if let Err(error) = staging.interrupt_after(signal, &done) {
+                eprintln!("error: {error}");
+            }
+        }
+    })
+    .context("cannot catch signals")?;
+    let code = fuzz_inner(args, &interruptible);
+    scratch::remove();
+    code
+}
+
+fn fuzz_inner(args: FuzzArgs, interruptible: &Interruptible) -> Result<ExitCode> {
+    let Some(command) = args.validator.command.clone() else {
+        bail!(
+            "fuzz needs a validator to hold against the reference\nhint: --validator 'my-tool --json {{path}}'; to fuzz the reference through the protocol, --validator 'soulcheck check --json --format {{format}} {{path}}'"
+        );
+    };
+    let Some(generator) = Generator::new(args.format) else {
+        bail!("no generator builds {} documents", args.format);
+    };
+    // Step 1: the catalogue that judges, and the validator set up as `run` sets it up.
+    let (store, catalogue, corpus_hash) = catalogue(args.corpus.as_deref())?;
+    let without_path = generator.is_tree().then(|| {
+        format!(
+            "{} documents are directories, and the validator command has no {{path}} to hand them over (without it a document goes to stdin)\nhint: add {{path}} to the command",
+            args.format
+        )
+    });
+    let subject = args.validator.subject(&store, without_path)?;
+    let implementation = args.validator.implementation(subject.validator.as_ref());
+    let settings = settings(&args);
+    let reproduce = Reproduce::from_env();
+    // Step 2: the report's staging directory and header, written before the campaign.
+    let staging = match &args.report {
+        Some(dir) => Some(Staging::create(dir)?),
+        None => None,
+    };
+    *interruptible
+        .staging
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner()) = staging.clone();
+    let writer = match &staging {
+        Some(staging) => Some(open_report(
+            staging.path(),
+            &args,
+            &command,
+            &subject,
+            &implementation,
+            &corpus_hash,
+            &settings,
+        )?),
+        None => None,
+    };
+    // Step 3: fuzz, then shrink.
+    let results = execute(
+        &args,
+        &settings,
+        &subject,
+        &catalogue,
+        &generator,
+        interruptible,
+    );
+    drop(subject);
+    // Step 4: the drafts, the report's records and the summary.
+    let drafts_dir = match (&args.drafts, &staging) {
+        (Some(dir), _) => Some(dir.clone()),
+        (None, Some(staging)) => Some(staging.path().join("cases")),
+        (None, None) => None,
+    };
+    let origin = |finding: &Finding| draft::Origin {
+        validator: &implementation.name,
+        seed: settings.seed,
+        reproduce: Some(reproduce.command(settings.seed, finding.first_run + 1)),
+    };
+    let mut written: Vec<Option<PathBuf>> = Vec::new();
+    for finding in &results.findings {
+        let dir = match &drafts_dir {
+            Some(out) => Some(
+                draft::write_finding(out, finding, &generator, &catalogue, &origin(finding))
+                    .with_context(|| format!("cannot write a draft case in {}", out.display()))?,
+            ),
+            None => None,
+        };
+        // A draft inside the report directory is named where it will be.
+        let shown = match (&dir, &staging, &args.report) {
+            (Some(dir), Some(staging), Some(report)) => Some(
+                dir.strip_prefix(staging.path())
+                    .map_or_else(|_| dir.clone(), |inside| report.join(inside)),
+            ),
+            _ => dir,
+        };
+        written.push(shown);
+    }
+    if let Some(writer) = &writer {
+        for (finding, dir) in results.findings.iter().zip(&written) {
+            writer.finding(jsonl::FindingRecord::kept(finding, dir.as_deref()));
+        }
+        for tally in &results.unkept {
+            writer.finding(jsonl::FindingRecord::unkept(tally));
+        }
+        for tally in &results.implementation_defined {
+            writer.implementation_defined(tally);
+        }
+        writer.finish(jsonl::Footer::of(&results));
+        let staging = interruptible
+            .staging
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take();
+        if let Some(staging) = staging {
+            staging.complete()?;
+        }
+    }
+    let compared = results.runs - results.skipped - results.unusable;
+    output::print(&render(
+        &results,
+        &implementation,
+        args.profile,
+        &written,
+        &reproduce,
+    ))?;
+    if compared == 0 && !results.has_findings() {
+        eprintln!(
+            "soulcheck: nothing was compared: the validator (or the reference) declined every generated document\nhint: the skip reasons are listed above; check --validator and --format"
+        );
+        return Ok(ExitCode::from(2));
+    }
+    Ok(if results.has_findings() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The rule catalogue of the corpus (`--corpus`, `$SOULCHECK_CORPUS` or the built-in one),
+/// where it is stored and its content hash. No case is loaded: a campaign needs the rules
+/// alone.
+fn catalogue(flag: Option<&Path>) -> Result<(Store, Catalogue, String)> {
+    if let Some(path) = flag {
+        if !path.is_dir() {
+            bail!(
+                "the corpus directory {} does not exist\nhint: --corpus names a directory holding <format>/rules.toml; leave it out to use the corpus built into soulcheck",
+                path.display()
+            );
+        }
+    }
+    let store = corpus_store(flag);
+    let catalogue = Catalogue::open(&store)?;
+    let hash = match &store {
+        Store::Embedded(_) => soulcheck_corpus::CONTENT_HASH.to_owned(),
+        _ => Corpus {
+            store: store.clone(),
+            cases: Vec::new(),
+            retired: BTreeSet::new(),
+        }
+        .content_hash()?,
+    };
+    Ok((store, catalogue, hash))
+}
+
+/// The campaign's settings from the command line; a fresh seed when none is given.
+fn settings(args: &FuzzArgs) -> Settings {
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    Settings {
+        seed: args.seed.unwrap_or_else(fresh_seed),
+        runs: args.runs,
+        duration: args.duration,
+        jobs: jobs.max(1),
+        max_findings: args.max_findings,
+        shrink_steps: args.shrink_steps,
+        max_input: args.max_input.max(1),
+    }
+}
+
+/// A seed nobody chose: the clock and the process id, folded to at most ten digits so
+/// it is easy to copy.
+fn fresh_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_nanos() as u64);
+    let mixed = (nanos ^ (u64::from(std::process::id()) << 40)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (mixed >> 16) % 10_000_000_000
+}
+
+/// `90`, `90s`, `1.5m`, `2h`, `500ms`.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let (number, unit) = match text.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let scale = match unit {
+        "ms" => 0.001,
+        "s" => 1.0,
+        "m" => 60.0,
+        "h" => 3600.0,
+        _ => return Err(format!("unknown unit {unit:?} (use ms, s, m or h)")),
+    };
+    let value: f64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a duration (`90`, `90s`, `5m`, `1h`)"))?;
+    if !value.is_finite() || value <= 0.0 {
+        return Err("a duration is positive".to_owned());
+    }
+    Duration::try_from_secs_f64(value * scale).map_err(|error| error.to_string())
+}
+
+/// Step 2: the header of `report.jsonl` in the staging directory.
+fn open_report(
+    dir: &Path,
+    args: &FuzzArgs,
+    command: &str,
+    subject: &Subject,
+    implementation: &Implementation,
+    corpus_hash: &str,
+    settings: &Settings,
+) -> Result<jsonl::Writer> {
+    let header = jsonl::Header {
+        soulcheck_version: env!("CARGO_PKG_VERSION").to_owned(),
+        corpus_hash: corpus_hash.to_owned(),
+        format: args.format,
+        mode: subject.mode.to_owned(),
+        command: Some(command.to_owned()),
+        implementation: implementation.clone(),
+        profile: args.profile,
+        seed: settings.seed,
+        settings: serde_json::json!({
+            "runs": settings.runs,
+            "duration_seconds": settings.duration.map(|duration| duration.as_secs_f64()),
+            "jobs": settings.jobs,
+            "max_findings": settings.max_findings,
+            "shrink_steps": settings.shrink_steps,
+            "max_input_bytes": settings.max_input,
+            "timeout_seconds": args.validator.timeout,
+            "sandbox": args.validator.sandboxed(),
+            "crash_patterns": args.validator.crash_patterns,
+            "default_crash_patterns": !args.validator.no_default_crash_patterns,
+            "evidence_cap_bytes": soulcheck_harness::validator::EVIDENCE_CAP,
+        }),
+        started_at: soulcheck_harness::report::jsonl::now(),
+    };
+    Ok(jsonl::Writer::create(&dir.join("report.jsonl"), &header)?)
+}
+
+/// Step 3: the campaign, with a progress line on a terminal.
+fn execute(
+    args: &FuzzArgs,
+    settings: &Settings,
+    subject: &Subject,
+    catalogue: &Catalogue,
+    generator: &Generator,
+    interruptible: &Interruptible,
+) -> Results {
+    let interactive =
+        !args.quiet && std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
+    let bar = interactive.then(|| {
+        let bar = ProgressBar::new_spinner();
+        if let Ok(style) = ProgressStyle::with_template("{spinner} {msg}") {
+            bar.set_style(style);
+        }
+        bar
+    });
+    let on_progress = |progress: &Progress| {
+        interruptible.runs.store(progress.runs, Ordering::SeqCst);
+        if let Some(bar) = &bar {
+            bar.set_message(describe_progress(progress));
+            bar.tick();
+        }
+    };
+    let differential = Differential::new(&Reference, catalogue, args.profile);
+    let results = campaign::run(
+        settings,
+        subject.validator.as_ref(),
+        &differential,
+        generator,
+        Some(&on_progress),
+    );
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    results
+}
+
+fn describe_progress(progress: &Progress) -> String {
+    let seconds = progress.elapsed.as_secs_f64();
+    let rate = progress.runs as f64 / seconds.max(0.001);
+    match progress.phase {
+        Phase::Shrinking { done, total } => format!(
+            "{} runs in {seconds:.0} s; shrinking finding {} of {total}",
+            progress.runs,
+            (done + 1).min(total)
+        ),
+        _ => format!(
+            "{} runs in {seconds:.0} s ({rate:.0}/s); {} findings, {} implementation-defined",
+            progress.runs, progress.findings, progress.implementation_defined
+        ),
+    }
+}
+
+/// The command line that repeats this campaign: the same arguments, with the seed and a
+/// number of runs instead of a duration, and without where the results went.
+struct Reproduce {
+    kept: Vec<String>,
+}
+
+impl Reproduce {
+    fn from_env() -> Reproduce {
+        Reproduce::from_args(std::env::args().skip(1))
+    }
+
+    fn from_args(args: impl Iterator<Item = String>) -> Reproduce {
+        // Flags replaced (--seed, --runs, --duration) or dropped (where results go, how
+        // the campaign is shown), with the value each takes.
+        const DROPPED: &[(&str, bool)] = &[
+            ("--seed", true),
+            ("--runs", true),
+            ("--duration", true),
+            ("--report", true),
+            ("--drafts", true),
+            ("--jobs", true),
+            ("--quiet", false),
+        ];
+        let mut kept = Vec::new();
+        let mut skip_value = false;
+        for arg in args {
+            if skip_value {
+                skip_value = false;
+                continue;
+            }
+            let flag = arg.split('=').next().unwrap_or_default();
+            match DROPPED.iter().find(|(name, _)| *name == flag) {
+                Some((_, takes_value)) => skip_value = *takes_value && !arg.contains('='),
+                None => kept.push(arg),
+            }
+        }
+        Reproduce { kept }
+    }
+
+    /// The campaign's first `runs` runs, with `seed`.
+    fn command(&self, seed: u64, runs: u64) -> String {
+        let mut words = vec!["soulcheck".to_owned()];
+        words.extend(self.kept.iter().map(|word| shell_quote(word)));
+        words.push(format!("--seed {seed} --runs {runs}"));
+        words.join(" ")
+    }
+}
+
+/// A word as a POSIX shell reads it back: bare when it is plain, else single-quoted.
+fn shell_quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// Step 4: the summary: what ran, the findings by rule with their counts and shrunk
+/// inputs, the implementation-defined disagreements apart, and the verdict.
+fn render(
+    results: &Results,
+    implementation: &Implementation,
+    profile: Profile,
+    drafts: &[Option<PathBuf>],
+    reproduce: &Reproduce,
+) -> String {
+    let mut out = String::new();
+    let name = format!("{} {}", implementation.name, implementation.version);
+    let seconds = results.fuzz_time.as_secs_f64();
+    let _ = writeln!(
+        out,
+        "soulcheck fuzz: {} against the reference, {} documents, {profile} profile, seed {}",
+        name.trim(),
+        results.format,
+        results.settings.seed
+    );
+    let _ = writeln!(
+        out,
+        "{} runs in {seconds:.1} s ({:.0}/s, {} jobs): {} agreed, {} disagreed, {} skipped, {} unusable; shrinking took {:.1} s",
+        results.runs,
+        results.runs as f64 / seconds.max(0.001),
+        results.settings.jobs,
+        results.agreed,
+        results.runs - results.agreed - results.skipped - results.unusable,
+        results.skipped,
+        results.unusable,
+        results.shrink_time.as_secs_f64()
+    );
+    for (reason, count) in &results.skip_reasons {
+        let _ = writeln!(out, "  skipped {count}: {}", one_line(reason, 160));
+    }
+    let tallies = results.tallies();
+    if tallies.is_empty() {
+        let _ = writeln!(out, "\nno findings");
+    } else {
+        let mut by_rule = tallies.clone();
+        by_rule.sort_by(|a, b| (&a.key.rule, a.key.kind).cmp(&(&b.key.rule, b.key.kind)));
+        let _ = writeln!(out, "\nfindings by rule ({} distinct):", tallies.len());
+        let width = by_rule
+            .iter()
+            .map(|tally| tally.key.rule.as_deref().unwrap_or("(no rule)").len())
+            .max()
+            .unwrap_or(0);
+        for tally in &by_rule {
+            let _ = writeln!(
+                out,
+                "  {:width$}  {:22} {:>6} runs  first run {}",
+                tally.key.rule.as_deref().unwrap_or("(no rule)"),
+                tally.key.kind.name(),
+                tally.count,
+                tally.first_run,
+            );
+        }
+        for (finding, draft) in results.findings.iter().zip(drafts) {
+            let _ = writeln!(out, "\n{}", finding.key);
+            let _ = writeln!(out, "  {}", one_line(&finding.disagreement.explain(), 400));
+            let _ = writeln!(
+                out,
+                "  found after {:.1} s (run {}, {}); shrunk from {} to {} bytes in {} trials{}",
+                finding.found_after.as_secs_f64(),
+                finding.first_run,
+                one_line(&finding.summary, 80),
+                finding.original_size,
+                finding.document.len(),
+                finding.shrink_steps,
+                if finding.reproduced {
+                    ""
+                } else {
+                    " (not shrunk: the validator did not answer the same way twice)"
+                }
+            );
+            let _ = writeln!(out, "  input: {}", preview(&finding.document, 300));
+            match draft {
+                Some(dir) => {
+                    let _ = writeln!(out, "  draft case: {}", dir.display());
+                }
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "  reproduce: {}",
+                        reproduce.command(results.settings.seed, finding.first_run + 1)
+                    );
+                }
+            }
+        }
+        if !results.unkept.is_empty() {
+            let _ = writeln!(
+                out,
+                "\n{} more distinct findings were counted but not shrunk (--max-findings)",
+                results.unkept.len()
+            );
+        }
+    }
+    if !results.implementation_defined.is_empty() {
+        let runs: u64 = results.implementation_defined.iter().map(|t| t.count).sum();
+        let _ = writeln!(
+            out,
+            "\nimplementation-defined disagreements (the spec leaves these open; not findings): {runs} runs"
+        );
+        for tally in &results.implementation_defined {
+            let _ = writeln!(
+                out,
+                "  {}  {}  {} runs",
+                tally.key.rule.as_deref().unwrap_or("(no rule)"),
+                tally.key.kind.name(),
+                tally.count
+            );
+        }
+    }
+    let distinct = results.findings.len() + results.unkept.len();
+    let _ = writeln!(
+        out,
+        "\n{}",
+        if results.has_findings() {
+            format!(
+                "{distinct} distinct finding{} (exit 1); drafts are the reference's answer, to review against the spec (CONTRIBUTING.md, \"Triage of a fuzz crash\")",
+                if distinct == 1 { "" } else { "s" }
+            )
+        } else {
+            "no finding (exit 0)".to_owned()
+        }
+    );
+    out
+}
+
+/// Text on one line, cut to `max` characters.
+fn one_line(text: &str, max: usize) -> String {
+    let flat: String = text
+        .chars()
+        .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
+        .collect();
+    if flat.chars().count() <= max {
+        flat
+    } else {
+        flat.chars().take(max).collect::<String>() + "..."
+    }
+}
+
+/// A document's bytes as one escaped line, cut to `max` characters.
+fn preview(bytes: &[u8], max: usize) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let mut out = String::new();
+    for c in text.chars() {
+        if out.chars().count() >= max {
+            out.push_str("...");
+            break;
+        }
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{{{:X}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    if std::str::from_utf8(bytes).is_err() {
+        out.push_str(" (not UTF-8; shown lossily)");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("90"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("1.5m"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("2h"), Ok(Duration::from_secs(7200)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert!(parse_duration("0").is_err());
+        assert!(parse_duration("5 days").is_err());
+    }
+
+    #[test]
+    fn the_reproducing_command_keeps_the_validator_and_replaces_the_seed() {
+        let args = [
+            "fuzz",
+            "--format",
+            "soul-kit",
+            "--validator",
+            "my tool --json {path}",
+            "--seed=5",
+            "--duration",
+            "10",
+            "--report",
+            "out",
+            "--quiet",
+        ];
+        let reproduce = Reproduce::from_args(args.iter().map(|arg| (*arg).to_owned()));
+        assert_eq!(
+            reproduce.command(7, 13),
+            "soulcheck fuzz --format soul-kit --validator 'my tool --json {path}' --seed 7 --runs 13"
+        );
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+    }
+
+    #[test]
+    fn previews_escape_what_cannot_be_seen() {
+        assert_eq!(preview(b"a\tb\n\x01", 10), "a\\tb\\n\\u{1}");
+        assert!(preview(b"\xff", 10).ends_with("(not UTF-8; shown lossily)"));
+        assert_eq!(preview(b"abcdef", 3), "abc...");
+    }
+}

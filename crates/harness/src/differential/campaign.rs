@@ -1,0 +1,737 @@
+//! A differential fuzzing campaign: many generated inputs through a validator and the
+//! oracle, in parallel, until a number of runs or a duration is reached; the
+//! disagreements deduplicated by rule and kind ([`Key`]), the implementation-defined ones
+//! counted apart, and each kept finding shrunk ([`super::shrink`]).
+//!
+//! A run is reproducible from its seed: run `n` of seed `s` always reads the same fuzz
+//! input ([`fuzz_input`]), whatever the number of jobs, so a finding is named by the
+//! seed and the first run that showed it, and each finding is shrunk from that run. The
+//! inputs come from a [`Source`] (the command line's is the structure-aware generators of
+//! `soulcheck-fuzzing`), so this module knows no format and no implementation.
+//!
+//! Everything is bounded: the fuzz input's size, the distinct disagreements tracked, the
+//! findings kept and shrunk, the trials each shrink may spend, and (through the
+//! validator's own limits) the output captured and the time each answer may take.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use soulcheck_vocabulary::Format;
+
+use super::shrink::{self, Budget};
+use super::{Comparison, Differential, Disagreement, Key, Kind};
+use crate::validator::{Input, Validator};
+
+/// How long a campaign fuzzes when neither a number of runs nor a duration is given.
+pub const DEFAULT_DURATION: Duration = Duration::from_secs(60);
+
+/// Distinct disagreements (findings and implementation-defined points together) a
+/// campaign tracks; more are counted but not told apart. Keys are a rule and a kind, so a
+/// catalogue's rules times the kinds bound them well below this.
+pub const MAX_KEYS: usize = 1024;
+
+/// Distinct reasons for skipped inputs kept for the summary.
+const MAX_SKIP_REASONS: usize = 8;
+
+/// A document built from fuzz input, and what the generator did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sample {
+    /// The document's bytes: the whole input, or for a tree the one file shrinking edits.
+    pub document: Vec<u8>,
+    /// What the generator built (its mutation), for reports.
+    pub summary: String,
+}
+
+/// An input ready for both validators, with the temporary directory a tree lives in
+/// (removed when this is dropped).
+#[derive(Debug)]
+pub struct Prepared {
+    input: Input,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl Prepared {
+    /// A document input.
+    pub fn document(file_name: &str, bytes: &[u8]) -> Prepared {
+        Prepared {
+            input: Input::Document {
+                file_name: file_name.to_owned(),
+                bytes: bytes.to_vec(),
+            },
+            _dir: None,
+        }
+    }
+
+    /// A tree input at `root`, inside `dir`, which lives as long as this value.
+    pub fn tree(dir: tempfile::TempDir, root: PathBuf) -> Prepared {
+        Prepared {
+            input: Input::Tree { root },
+            _dir: Some(dir),
+        }
+    }
+
+    /// The input to hand both validators.
+    pub fn input(&self) -> &Input {
+        &self.input
+    }
+}
+
+/// Where a campaign's inputs come from: a structure-aware generator reading its choices
+/// from fuzz input bytes. The harness shrinks those bytes and the document's bytes
+/// without knowing the format.
+pub trait Source: Sync {
+    /// The format the inputs are checked as.
+    fn format(&self) -> Format;
+
+    /// The document built from fuzz input; `None` when the generator cannot use it.
+    fn document(&self, data: &[u8]) -> Option<Sample>;
+
+    /// The input both validators see for `document`, a document built from `data` and
+    /// perhaps shrunk since (for a tree, `data` rebuilds the other files).
+    fn prepare(&self, data: &[u8], document: &[u8]) -> std::io::Result<Prepared>;
+
+    /// Writes that input into a draft case directory, returning its name there (a file
+    /// name, or a directory for a tree).
+    fn write(&self, dir: &Path, data: &[u8], document: &[u8]) -> std::io::Result<String>;
+}
+
+/// What a campaign does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// The seed every run's fuzz input derives from.
+    pub seed: u64,
+    /// Stop after this many runs.
+    pub runs: Option<u64>,
+    /// Stop fuzzing after this long (shrinking comes after, bounded by `shrink_steps`).
+    pub duration: Option<Duration>,
+    /// Parallel workers (at least one).
+    pub jobs: usize,
+    /// Distinct findings shrunk and kept; the others are counted only.
+    pub max_findings: usize,
+    /// Trials (oracle and validator on one candidate) each shrink may spend.
+    pub shrink_steps: usize,
+    /// Largest fuzz input, in bytes; each run's is between 1 and this.
+    pub max_input: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            seed: 0,
+            runs: None,
+            duration: None,
+            jobs: 1,
+            max_findings: 20,
+            shrink_steps: 2_000,
+            max_input: 4_096,
+        }
+    }
+}
+
+/// Which part of a campaign is under way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Phase {
+    /// Generating inputs and comparing answers.
+    Fuzzing,
+    /// Shrinking the kept findings.
+    Shrinking {
+        /// Findings shrunk so far.
+        done: usize,
+        /// Findings to shrink.
+        total: usize,
+    },
+}
+
+/// Where a campaign stands, for a progress display.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// The phase.
+    pub phase: Phase,
+    /// Runs finished.
+    pub runs: u64,
+    /// Distinct findings so far.
+    pub findings: usize,
+    /// Runs whose disagreement was implementation-defined.
+    pub implementation_defined: u64,
+    /// Time since the campaign started.
+    pub elapsed: Duration,
+}
+
+/// How often one disagreement was seen, and first where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tally {
+    /// The rule and kind.
+    pub key: Key,
+    /// Runs that disagreed this way.
+    pub count: u64,
+    /// The first such run (reproduce with the campaign's seed and `--runs first_run+1`).
+    pub first_run: u64,
+}
+
+/// One finding, shrunk.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    /// The rule and kind.
+    pub key: Key,
+    /// Runs that disagreed this way.
+    pub count: u64,
+    /// The first such run.
+    pub first_run: u64,
+    /// When that run was seen, from the campaign's start.
+    pub found_after: Duration,
+    /// What the generator built for the first run.
+    pub summary: String,
+    /// Bytes of the first run's document.
+    pub original_size: usize,
+    /// The shrunk fuzz input.
+    pub data: Vec<u8>,
+    /// The shrunk document.
+    pub document: Vec<u8>,
+    /// The disagreement on the shrunk document.
+    pub disagreement: Disagreement,
+    /// Trials the shrink spent.
+    pub shrink_steps: usize,
+    /// Whether the first run's disagreement came back when it was run again; a validator
+    /// that answers the same input differently is not shrunk.
+    pub reproduced: bool,
+}
+
+/// What a campaign found.
+#[derive(Debug, Clone)]
+pub struct Results {
+    /// The format fuzzed.
+    pub format: Format,
+    /// The settings it ran with.
+    pub settings: Settings,
+    /// Runs finished.
+    pub runs: u64,
+    /// Runs on which the validator agreed with the oracle.
+    pub agreed: u64,
+    /// Runs the validator (or the oracle) declined.
+    pub skipped: u64,
+    /// Runs whose fuzz input the generator could not use.
+    pub unusable: u64,
+    /// The kept findings, shrunk, in the order of their first run.
+    pub findings: Vec<Finding>,
+    /// Findings past `max_findings`, counted but not shrunk.
+    pub unkept: Vec<Tally>,
+    /// Implementation-defined disagreements, counted apart.
+    pub implementation_defined: Vec<Tally>,
+    /// Runs whose disagreement was not told apart because [`MAX_KEYS`] were tracked.
+    pub untracked: u64,
+    /// The first few distinct reasons for skips, with their counts.
+    pub skip_reasons: Vec<(String, u64)>,
+    /// Time spent generating and comparing.
+    pub fuzz_time: Duration,
+    /// Time spent shrinking.
+    pub shrink_time: Duration,
+}
+
+impl Results {
+    /// Whether anything but agreement and implementation-defined points was found.
+    pub fn has_findings(&self) -> bool {
+        !self.findings.is_empty() || !self.unkept.is_empty() || self.untracked > 0
+    }
+
+    /// Every finding's rule and kind with its count, kept or not, in first-run order.
+    pub fn tallies(&self) -> Vec<Tally> {
+        let mut all: Vec<Tally> = self
+            .findings
+            .iter()
+            .map(|finding| Tally {
+                key: finding.key.clone(),
+                count: finding.count,
+                first_run: finding.first_run,
+            })
+            .chain(self.unkept.iter().cloned())
+            .collect();
+        all.sort_by_key(|tally| tally.first_run);
+        all
+    }
+}
+
+/// What became of one fuzz input checked on its own ([`check_input`]).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Checked {
+    /// The source could not build an input from the bytes (a fuzzer should not keep them).
+    Unusable,
+    /// The validator agreed with the oracle.
+    Agreed,
+    /// The validator (or the oracle) declined the input, or it could not be prepared.
+    Skipped {
+        /// Why.
+        reason: String,
+    },
+    /// They disagree on a point the spec leaves open: not a finding.
+    ImplementationDefined(Box<Disagreement>),
+    /// They disagree: a finding.
+    Finding(Box<Disagreement>),
+}
+
+/// Checks one fuzz input without a campaign: `source` builds the input from `data`, and
+/// `validator` is judged against the oracle on it. This is the body of a libFuzzer target
+/// holding an in-process validator against the reference (`examples/differential-fuzz/`):
+/// libFuzzer supplies and minimises the bytes, so this does no shrinking of its own.
+pub fn check_input(
+    validator: &dyn Validator,
+    differential: &Differential<'_>,
+    source: &dyn Source,
+    data: &[u8],
+) -> Checked {
+    let Some(sample) = source.document(data) else {
+        return Checked::Unusable;
+    };
+    let prepared = match source.prepare(data, &sample.document) {
+        Ok(prepared) => prepared,
+        Err(error) => {
+            return Checked::Skipped {
+                reason: format!("cannot prepare the input: {error}"),
+            }
+        }
+    };
+    match differential.compare(validator, source.format(), prepared.input()) {
+        Comparison::Agree => Checked::Agreed,
+        Comparison::Skipped { reason } => Checked::Skipped { reason },
+        Comparison::Disagree(disagreement) if disagreement.implementation_defined => {
+            Checked::ImplementationDefined(disagreement)
+        }
+        Comparison::Disagree(disagreement) => Checked::Finding(disagreement),
+    }
+}
+
+/// The fuzz input of run `run` of a campaign seeded with `seed`: between 1 and `max`
+/// pseudo-random bytes, the same on every machine and whatever the number of jobs.
+pub fn fuzz_input(seed: u64, run: u64, max: usize) -> Vec<u8> {
+    let mut rng = SplitMix64(seed);
+    let mut rng = SplitMix64(rng.next() ^ run.wrapping_mul(0xD1B5_4A32_D192_ED03));
+    let length = 1 + (rng.next() % max.max(1) as u64) as usize;
+    let mut data = Vec::with_capacity(length + 8);
+    while data.len() < length {
+        data.extend_from_slice(&rng.next().to_le_bytes());
+    }
+    data.truncate(length);
+    data
+}
+
+/// SplitMix64: tiny, fast and good enough to spread fuzz inputs; a campaign needs
+/// reproducibility, not cryptography.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// The first run that showed a disagreement, and how often it came.
+struct Seen {
+    count: u64,
+    first_run: u64,
+    found_after: Duration,
+    data: Vec<u8>,
+    summary: String,
+    original_size: usize,
+    disagreement: Disagreement,
+}
+
+/// What the workers share while fuzzing.
+#[derive(Default)]
+struct Tracker {
+    findings: BTreeMap<Key, Seen>,
+    open: BTreeMap<Key, Tally>,
+    untracked: u64,
+    agreed: u64,
+    skipped: u64,
+    unusable: u64,
+    implementation_defined: u64,
+    skip_reasons: BTreeMap<String, u64>,
+}
+
+impl Tracker {
+    fn disagreed(
+        &mut self,
+        run: u64,
+        elapsed: Duration,
+        data: &[u8],
+        summary: &str,
+        size: usize,
+        disagreement: Disagreement,
+    ) {
+        let key = disagreement.key();
+        let tracked = self.findings.len() + self.open.len();
+        if disagreement.implementation_defined {
+            self.implementation_defined += 1;
+            if tracked >= MAX_KEYS && !self.open.contains_key(&key) {
+                return;
+            }
+            let tally = self.open.entry(key.clone()).or_insert(Tally {
+                key,
+                count: 0,
+                first_run: run,
+            });
+            tally.count += 1;
+            tally.first_run = tally.first_run.min(run);
+            return;
+        }
+        if tracked >= MAX_KEYS && !self.findings.contains_key(&key) {
+            self.untracked += 1;
+            return;
+        }
+        let seen = self.findings.entry(key).or_insert_with(|| Seen {
+            count: 0,
+            first_run: u64::MAX,
+            found_after: elapsed,
+            data: Vec::new(),
+            summary: String::new(),
+            original_size: 0,
+            disagreement: disagreement.clone(),
+        });
+        seen.count += 1;
+        // The lowest run stands for the finding, so the result does not depend on which
+        // worker got there first.
+        if run < seen.first_run {
+            seen.first_run = run;
+            seen.found_after = seen.found_after.min(elapsed);
+            seen.data = data.to_vec();
+            seen.summary = summary.to_owned();
+            seen.original_size = size;
+            seen.disagreement = disagreement;
+        }
+    }
+
+    fn skipped(&mut self, reason: String) {
+        self.skipped += 1;
+        if self.skip_reasons.len() < MAX_SKIP_REASONS || self.skip_reasons.contains_key(&reason) {
+            *self.skip_reasons.entry(reason).or_default() += 1;
+        }
+    }
+}
+
+/// Everything a worker needs.
+struct Campaign<'a> {
+    settings: &'a Settings,
+    validator: &'a dyn Validator,
+    differential: &'a Differential<'a>,
+    source: &'a dyn Source,
+    started: Instant,
+}
+
+/// Runs a campaign: fuzzes until `settings.runs` or `settings.duration` (or
+/// [`DEFAULT_DURATION`] when neither is set), then shrinks the first
+/// `settings.max_findings` distinct findings. `on_progress` is called from the calling
+/// thread about ten times a second.
+pub fn run(
+    settings: &Settings,
+    validator: &dyn Validator,
+    differential: &Differential<'_>,
+    source: &dyn Source,
+    on_progress: Option<&(dyn Fn(&Progress) + Sync)>,
+) -> Results {
+    let campaign = Campaign {
+        settings,
+        validator,
+        differential,
+        source,
+        started: Instant::now(),
+    };
+    let runs = AtomicU64::new(0);
+    let tracker = Mutex::new(Tracker::default());
+    campaign.fuzz(&runs, &tracker, on_progress);
+    let fuzz_time = campaign.started.elapsed();
+    let tracker = tracker
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let runs = runs.into_inner();
+    let mut seen: Vec<(Key, Seen)> = tracker.findings.into_iter().collect();
+    seen.sort_by_key(|(_, seen)| seen.first_run);
+    let unkept: Vec<Tally> = seen
+        .iter()
+        .skip(settings.max_findings)
+        .map(|(key, seen)| Tally {
+            key: key.clone(),
+            count: seen.count,
+            first_run: seen.first_run,
+        })
+        .collect();
+    seen.truncate(settings.max_findings);
+    let shrink_started = Instant::now();
+    let progress = Progress {
+        phase: Phase::Fuzzing,
+        runs,
+        findings: seen.len() + unkept.len(),
+        implementation_defined: tracker.implementation_defined,
+        elapsed: fuzz_time,
+    };
+    let findings = campaign.shrink_all(seen, progress, on_progress);
+    let mut implementation_defined: Vec<Tally> = tracker.open.into_values().collect();
+    implementation_defined.sort_by_key(|tally| tally.first_run);
+    Results {
+        format: source.format(),
+        settings: settings.clone(),
+        runs,
+        agreed: tracker.agreed,
+        skipped: tracker.skipped,
+        unusable: tracker.unusable,
+        findings,
+        unkept,
+        implementation_defined,
+        untracked: tracker.untracked,
+        skip_reasons: tracker.skip_reasons.into_iter().collect(),
+        fuzz_time,
+        shrink_time: shrink_started.elapsed(),
+    }
+}
+
+impl Campaign<'_> {
+    /// The fuzzing phase: workers take run numbers in turn until the runs or the time are
+    /// used up.
+    fn fuzz(
+        &self,
+        runs: &AtomicU64,
+        tracker: &Mutex<Tracker>,
+        on_progress: Option<&(dyn Fn(&Progress) + Sync)>,
+    ) {
+        let duration = match (self.settings.runs, self.settings.duration) {
+            (None, None) => Some(DEFAULT_DURATION),
+            (_, duration) => duration,
+        };
+        let deadline = duration.map(|duration| self.started + duration);
+        let next = AtomicU64::new(0);
+        let stop = AtomicBool::new(false);
+        let workers = self.settings.jobs.max(1);
+        let active = AtomicUsize::new(workers);
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(|| {
+                    self.worker(&next, &stop, deadline, runs, tracker);
+                    active.fetch_sub(1, Ordering::SeqCst);
+                });
+            }
+            let report = |tracker: &Mutex<Tracker>| {
+                if let Some(on_progress) = on_progress {
+                    let tracker = tracker.lock().unwrap_or_else(|p| p.into_inner());
+                    on_progress(&Progress {
+                        phase: Phase::Fuzzing,
+                        runs: runs.load(Ordering::Relaxed),
+                        findings: tracker.findings.len(),
+                        implementation_defined: tracker.implementation_defined,
+                        elapsed: self.started.elapsed(),
+                    });
+                }
+            };
+            while active.load(Ordering::SeqCst) > 0 {
+                std::thread::sleep(Duration::from_millis(100));
+                report(tracker);
+            }
+        });
+    }
+
+    fn worker(
+        &self,
+        next: &AtomicU64,
+        stop: &AtomicBool,
+        deadline: Option<Instant>,
+        runs: &AtomicU64,
+        tracker: &Mutex<Tracker>,
+    ) {
+        let lock = || {
+            tracker
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+        };
+        loop {
+            if stop.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d) {
+                stop.store(true, Ordering::Relaxed);
+                return;
+            }
+            let run = next.fetch_add(1, Ordering::Relaxed);
+            if self.settings.runs.is_some_and(|limit| run >= limit) {
+                stop.store(true, Ordering::Relaxed);
+                return;
+            }
+            let data = fuzz_input(self.settings.seed, run, self.settings.max_input);
+            let comparison = self.source.document(&data).map(|sample| {
+                let compared = match self.source.prepare(&data, &sample.document) {
+                    Ok(prepared) => self.differential.compare(
+                        self.validator,
+                        self.source.format(),
+                        prepared.input(),
+                    ),
+                    Err(error) => Comparison::Skipped {
+                        reason: format!("cannot prepare the input: {error}"),
+                    },
+                };
+                (sample, compared)
+            });
+            runs.fetch_add(1, Ordering::Relaxed);
+            let elapsed = self.started.elapsed();
+            let mut tracker = lock();
+            match comparison {
+                None => tracker.unusable += 1,
+                Some((_, Comparison::Agree)) => tracker.agreed += 1,
+                Some((_, Comparison::Skipped { reason })) => tracker.skipped(reason),
+                Some((sample, Comparison::Disagree(disagreement))) => tracker.disagreed(
+                    run,
+                    elapsed,
+                    &data,
+                    &sample.summary,
+                    sample.document.len(),
+                    *disagreement,
+                ),
+            }
+        }
+    }
+
+    /// The shrinking phase: the kept findings, shrunk in parallel, each within its own
+    /// budget.
+    fn shrink_all(
+        &self,
+        seen: Vec<(Key, Seen)>,
+        progress: Progress,
+        on_progress: Option<&(dyn Fn(&Progress) + Sync)>,
+    ) -> Vec<Finding> {
+        let total = seen.len();
+        if total == 0 {
+            return Vec::new();
+        }
+        let next = AtomicUsize::new(0);
+        let done = AtomicUsize::new(0);
+        let results: Mutex<Vec<Option<Finding>>> = Mutex::new(vec![None; total]);
+        let started = Instant::now();
+        std::thread::scope(|scope| {
+            let workers = self.settings.jobs.max(1).min(total.max(1));
+            let mut handles = Vec::new();
+            for _ in 0..workers {
+                handles.push(scope.spawn(|| loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some((key, seen)) = seen.get(index) else {
+                        break;
+                    };
+                    let finding = self.shrink_one(key, seen);
+                    results.lock().unwrap_or_else(|p| p.into_inner())[index] = Some(finding);
+                    done.fetch_add(1, Ordering::Relaxed);
+                }));
+            }
+            while handles.iter().any(|handle| !handle.is_finished()) {
+                if let Some(on_progress) = on_progress {
+                    on_progress(&Progress {
+                        phase: Phase::Shrinking {
+                            done: done.load(Ordering::Relaxed),
+                            total,
+                        },
+                        elapsed: progress.elapsed + started.elapsed(),
+                        ..progress
+                    });
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        results
+            .into_inner()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .into_iter()
+            .flatten()
+            .collect()
+    }
+
+    /// Shrinks one finding: its fuzz input first, then its document, keeping only
+    /// candidates that disagree the same way ([`Disagreement::matches`]). A timeout is not
+    /// shrunk (every trial could take the whole timeout), nor is a finding that does not
+    /// come back when its run is repeated.
+    fn shrink_one(&self, key: &Key, seen: &Seen) -> Finding {
+        let steps = if key.kind == Kind::Timeout {
+            0
+        } else {
+            self.settings.shrink_steps
+        };
+        let budget = Budget::new(steps);
+        let format = self.source.format();
+        let trial = |data: &[u8], document: &[u8]| -> Option<Disagreement> {
+            if !budget.spend() {
+                return None;
+            }
+            let prepared = self.source.prepare(data, document).ok()?;
+            self.differential
+                .compare(self.validator, format, prepared.input())
+                .finding()
+                .filter(|disagreement| disagreement.matches(key))
+        };
+        let original = self.source.document(&seen.data);
+        let unshrunk = |reproduced: bool| Finding {
+            key: key.clone(),
+            count: seen.count,
+            first_run: seen.first_run,
+            found_after: seen.found_after,
+            summary: seen.summary.clone(),
+            original_size: seen.original_size,
+            data: seen.data.clone(),
+            document: original
+                .as_ref()
+                .map(|sample| sample.document.clone())
+                .unwrap_or_default(),
+            disagreement: seen.disagreement.clone(),
+            shrink_steps: budget.spent(),
+            reproduced,
+        };
+        let Some(sample) = &original else {
+            return unshrunk(false);
+        };
+        let Some(mut last) = trial(&seen.data, &sample.document) else {
+            // A timeout is not tried again; anything else that does not come back is a
+            // validator answering one input two ways.
+            return unshrunk(steps == 0);
+        };
+        // The choices get half the trials, so the document's bytes always get their turn.
+        let choices_budget = Budget::new(steps / 2);
+        let data = shrink::choices(&seen.data, &choices_budget, &mut |candidate| {
+            if !choices_budget.spend() {
+                return false;
+            }
+            let Some(sample) = self.source.document(candidate) else {
+                return false;
+            };
+            match trial(candidate, &sample.document) {
+                Some(disagreement) => {
+                    last = disagreement;
+                    true
+                }
+                None => false,
+            }
+        });
+        let start = self
+            .source
+            .document(&data)
+            .map_or_else(|| sample.document.clone(), |sample| sample.document);
+        let document = shrink::document(&start, &budget, &mut |candidate| match trial(
+            &data, candidate,
+        ) {
+            Some(disagreement) => {
+                last = disagreement;
+                true
+            }
+            None => false,
+        });
+        Finding {
+            key: key.clone(),
+            count: seen.count,
+            first_run: seen.first_run,
+            found_after: seen.found_after,
+            summary: seen.summary.clone(),
+            original_size: seen.original_size,
+            data,
+            document,
+            disagreement: last,
+            shrink_steps: budget.spent(),
+            reproduced: true,
+        }
+    }
+}

@@ -1,0 +1,362 @@
+//! Draft cases: an input and a `case.toml` holding the reference's verdict and
+//! diagnostics under a REVIEW header, ready for the triage steps of CONTRIBUTING.md
+//! ("Triage of a fuzz crash"). The fuzz tool's `case` command writes its drafts with
+//! [`Draft::render`] too; a differential finding adds what the validator said
+//! ([`write_finding`]), as REVIEW comments, so the draft is one file a reviewer reads
+//! top to bottom.
+//!
+//! A draft is not the contract: its verdict is the reference's output at the time, and a
+//! person decides the verdict from the spec before the REVIEW lines go.
+
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+use soulcheck_vocabulary::{Format, Severity};
+
+use super::campaign::{Finding, Source};
+use crate::catalogue::Catalogue;
+use crate::validator::{Diagnostic, Observation, Outcome};
+
+/// The header every draft starts with: what the reviewer must do before committing.
+pub const REVIEW_HEADER: &str = "\
+# REVIEW before committing: the verdict and diagnostics below are the reference's
+# output when this case was triaged, not yet the spec's word. Check each against the
+# spec, name the rules the input exercises, then delete these lines.
+";
+
+/// Lines of each output stream of the validator a draft quotes.
+const QUOTED_LINES: usize = 40;
+
+/// Characters of one quoted line.
+const QUOTED_WIDTH: usize = 200;
+
+/// A draft `case.toml`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Draft {
+    /// The one-line description (with its REVIEW note).
+    pub description: String,
+    /// The input's name beside `case.toml`.
+    pub input: String,
+    /// The reference's diagnostics; the verdict and the rules follow from them.
+    pub diagnostics: Vec<Diagnostic>,
+    /// More REVIEW comment lines after the header (without the `# `).
+    pub notes: Vec<String>,
+}
+
+impl Draft {
+    /// The `case.toml` text. A diagnostic's severity is written only where it differs
+    /// from its rule's default, which `default_severity` gives.
+    pub fn render(&self, default_severity: &dyn Fn(&str) -> Option<Severity>) -> String {
+        let mut rules: Vec<&str> = self.diagnostics.iter().map(|d| d.rule.as_str()).collect();
+        rules.sort_unstable();
+        rules.dedup();
+        let errors = self
+            .diagnostics
+            .iter()
+            .any(|diagnostic| diagnostic.severity == Severity::Error);
+        let verdict = if errors {
+            "reject"
+        } else if self.diagnostics.is_empty() {
+            "accept"
+        } else {
+            "accept-with-warnings"
+        };
+        let mut toml = String::from(REVIEW_HEADER);
+        for note in &self.notes {
+            toml.push_str(&format!("# REVIEW: {}\n", comment_safe(note)));
+        }
+        toml.push_str(&format!(
+            "description = {}\n",
+            toml_string(&self.description)
+        ));
+        let quoted: Vec<String> = rules.iter().map(|rule| toml_string(rule)).collect();
+        toml.push_str(&format!("rules = [{}]\n", quoted.join(", ")));
+        toml.push_str(&format!("verdict = \"{verdict}\"\n"));
+        toml.push_str(&format!("input = {}\n", toml_string(&self.input)));
+        for diagnostic in &self.diagnostics {
+            toml.push_str("\n[[diagnostic]]\n");
+            toml.push_str(&format!("rule = {}\n", toml_string(&diagnostic.rule)));
+            let location = diagnostic.location.clone().unwrap_or_default();
+            if let Some(pointer) = &location.pointer {
+                toml.push_str(&format!("pointer = {}\n", toml_string(pointer)));
+            }
+            if let (Some(line), Some(column)) = (location.line, location.column) {
+                toml.push_str(&format!("line = {line}\ncolumn = {column}\n"));
+            }
+            if default_severity(&diagnostic.rule) != Some(diagnostic.severity) {
+                toml.push_str(&format!("severity = \"{}\"\n", diagnostic.severity));
+            }
+        }
+        toml
+    }
+}
+
+/// A TOML basic string.
+pub fn toml_string(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Text a TOML comment may hold: control characters other than tab spelled `\u{..}`.
+fn comment_safe(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\t' {
+                format!("\\u{{{:X}}}", c as u32)
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// The invisible characters the corpus self-check wants named in a description.
+pub fn invisible_words(bytes: &[u8]) -> Vec<&'static str> {
+    let mut words = Vec::new();
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        words.push("BOM");
+    }
+    if bytes.contains(&b'\r') {
+        words.push("CR");
+    }
+    if bytes.contains(&b'\t') {
+        words.push("tab");
+    }
+    if bytes
+        .split(|&b| b == b'\n')
+        .any(|line| line.ends_with(b" ") || line.ends_with(b"\t"))
+    {
+        words.push("trailing whitespace");
+    }
+    if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+        words.push("no final newline");
+    }
+    words
+}
+
+/// Whether `id` may name a case: lowercase letters, digits and single hyphens.
+pub fn is_case_id(id: &str) -> bool {
+    !id.is_empty()
+        && !id.starts_with('-')
+        && !id.ends_with('-')
+        && !id.contains("--")
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+/// The case ID of a finding: `fuzz-<kind>-<rule without its format>-<8 hex digits of the
+/// document's SHA-256>`, so two campaigns finding the same input name it alike.
+pub fn finding_id(finding: &Finding, format: Format) -> String {
+    let digest = format!("{:x}", Sha256::digest(&finding.document));
+    let mut id = format!("fuzz-{}", finding.key.kind.name());
+    if let Some(rule) = &finding.key.rule {
+        let tail = rule
+            .strip_prefix(&format!("{}.", format.name()))
+            .unwrap_or(rule);
+        id.push('-');
+        id.push_str(&tail.replace('.', "-"));
+    }
+    id.push('-');
+    id.push_str(&digest[..8]);
+    // Rule parts are lowercase kebab-case already; whatever else slips in becomes a hyphen.
+    let mut clean = String::new();
+    for c in id.chars() {
+        let c = if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            c
+        } else {
+            '-'
+        };
+        if !(c == '-' && clean.ends_with('-')) {
+            clean.push(c);
+        }
+    }
+    clean.trim_matches('-').to_owned()
+}
+
+/// Where a finding came from, for its REVIEW notes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin<'a> {
+    /// The validator's name.
+    pub validator: &'a str,
+    /// The campaign's seed.
+    pub seed: u64,
+    /// The command that reproduces the campaign up to the finding's run, if known.
+    pub reproduce: Option<String>,
+}
+
+/// Writes a finding as a draft case `<out>/<format>/<id>/`: the shrunk input and a
+/// `case.toml` with the oracle's verdict and diagnostics, the REVIEW header, how the
+/// finding was found and what the validator said. An existing draft of the same ID (the
+/// same input) is overwritten. Returns the case directory.
+pub fn write_finding(
+    out: &Path,
+    finding: &Finding,
+    source: &dyn Source,
+    catalogue: &Catalogue,
+    origin: &Origin<'_>,
+) -> std::io::Result<PathBuf> {
+    let format = source.format();
+    let dir = out.join(format.name()).join(finding_id(finding, format));
+    std::fs::create_dir_all(&dir)?;
+    let input = source.write(&dir, &finding.data, &finding.document)?;
+    let disagreement = &finding.disagreement;
+    let mut description = format!(
+        "differential fuzz finding: {} {} (REVIEW: say what this input tests)",
+        finding.key.kind,
+        finding.key.rule.as_deref().unwrap_or("with no rule named"),
+    );
+    let invisible = if std::fs::symlink_metadata(dir.join(&input)).is_ok_and(|m| m.is_file()) {
+        invisible_words(&finding.document)
+    } else {
+        Vec::new()
+    };
+    if !invisible.is_empty() {
+        description.push_str(&format!("; holds {}", invisible.join(", ")));
+    }
+    let mut notes = vec![
+        format!(
+            "`soulcheck fuzz` found this input: seed {}, run {} ({} runs disagreed this way), shrunk from {} to {} bytes in {} trials{}.",
+            origin.seed,
+            finding.first_run,
+            finding.count,
+            finding.original_size,
+            finding.document.len(),
+            finding.shrink_steps,
+            if finding.reproduced { "" } else { " (not shrunk: the validator did not answer the same way twice)" },
+        ),
+    ];
+    if let Some(command) = &origin.reproduce {
+        notes.push(format!("reproduce: {command}"));
+    }
+    notes.push(format!("generator: {}", finding.summary));
+    notes.push(format!("{}: {}", finding.key.kind, disagreement.explain()));
+    notes.push(format!(
+        "below: the oracle's verdict and diagnostics; {} said:",
+        origin.validator
+    ));
+    notes.extend(validator_said(disagreement));
+    let diagnostics = disagreement.oracle.diagnostics.clone().unwrap_or_default();
+    let draft = Draft {
+        description,
+        input,
+        diagnostics,
+        notes,
+    };
+    let default_severity = |rule: &str| catalogue.get(rule).map(|rule| rule.severity);
+    std::fs::write(dir.join("case.toml"), draft.render(&default_severity))?;
+    Ok(dir)
+}
+
+/// The validator's answer as comment lines: its output streams when it ran as a process,
+/// else its observation as JSON.
+fn validator_said(disagreement: &super::Disagreement) -> Vec<String> {
+    let mut lines = Vec::new();
+    match &disagreement.validator.outcome {
+        Outcome::Observed(observation) => lines.push(format!(
+            "  answer: {}",
+            observation_json(observation)
+                .chars()
+                .take(4 * QUOTED_WIDTH)
+                .collect::<String>()
+        )),
+        other => lines.push(format!("  outcome: {other:?}")),
+    }
+    if let Some(evidence) = &disagreement.validator.evidence {
+        lines.push(format!("  exit: {}", evidence.exit));
+        for (name, stream) in [("stdout", &evidence.stdout), ("stderr", &evidence.stderr)] {
+            if stream.is_empty() {
+                continue;
+            }
+            lines.push(format!("  {name}:"));
+            for (shown, line) in stream.text.lines().enumerate() {
+                if shown == QUOTED_LINES {
+                    lines.push("  | ...".to_owned());
+                    break;
+                }
+                lines.push(format!(
+                    "  | {}",
+                    line.chars().take(QUOTED_WIDTH).collect::<String>()
+                ));
+            }
+            if stream.truncated {
+                lines.push(format!("  ({name} was longer; cut)"));
+            }
+        }
+    }
+    lines
+}
+
+fn observation_json(observation: &Observation) -> String {
+    serde_json::to_string(observation).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use soulcheck_vocabulary::Location;
+
+    #[test]
+    fn a_draft_renders_the_triage_shape() {
+        let draft = Draft {
+            description: "fuzz finding (REVIEW: say what this input tests)".to_owned(),
+            input: "input.soulkit.json".to_owned(),
+            diagnostics: vec![
+                Diagnostic {
+                    rule: "soul-kit.name.length".to_owned(),
+                    severity: Severity::Error,
+                    location: Some(Location {
+                        pointer: Some("/name".to_owned()),
+                        ..Location::default()
+                    }),
+                    message: String::new(),
+                },
+                Diagnostic {
+                    rule: "soul-kit.json.syntax".to_owned(),
+                    severity: Severity::Warning,
+                    location: Some(Location {
+                        pointer: None,
+                        line: Some(2),
+                        column: Some(3),
+                    }),
+                    message: String::new(),
+                },
+            ],
+            notes: vec!["said:\u{1}".to_owned()],
+        };
+        let text = draft.render(&|_| Some(Severity::Error));
+        assert_eq!(
+            text,
+            format!(
+                "{REVIEW_HEADER}# REVIEW: said:\\u{{1}}\n\
+                 description = \"fuzz finding (REVIEW: say what this input tests)\"\n\
+                 rules = [\"soul-kit.json.syntax\", \"soul-kit.name.length\"]\n\
+                 verdict = \"reject\"\n\
+                 input = \"input.soulkit.json\"\n\n\
+                 [[diagnostic]]\nrule = \"soul-kit.name.length\"\npointer = \"/name\"\n\n\
+                 [[diagnostic]]\nrule = \"soul-kit.json.syntax\"\nline = 2\ncolumn = 3\nseverity = \"warning\"\n"
+            )
+        );
+        let parsed: toml::Table = text.parse().expect("the draft is TOML");
+        assert_eq!(parsed["verdict"].as_str(), Some("reject"));
+    }
+
+    #[test]
+    fn case_ids() {
+        assert!(is_case_id(
+            "fuzz-accepts-invalid-json-duplicate-key-0a1b2c3d"
+        ));
+        assert!(!is_case_id("Fuzz"));
+        assert!(!is_case_id("a--b"));
+        assert!(!is_case_id("-a"));
+    }
+}

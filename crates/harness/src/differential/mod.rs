@@ -1,0 +1,558 @@
+//! Differential checking: the same input through a validator under test and through an
+//! oracle (the reference, reached through the [`Validator`] trait like any other
+//! validator, so this crate still knows no implementation), and a judgement of how the
+//! two answers differ.
+//!
+//! A corpus asks only the questions someone thought of; generated inputs ask the others.
+//! Where no case says what the answer must be, the oracle's answer stands in for it: a
+//! different verdict is a finding, and so is a diagnostics grade of `wrong` (the
+//! validator names a catalogued rule the oracle does not, or misses every one the oracle
+//! names) when the validator reports diagnostics at all. A disagreement that rests only
+//! on rules the spec leaves open (`suite` rules in the spec profile), or on a value the
+//! document repeats where repeated members are left open (which occurrence a reader
+//! keeps is its choice), is implementation-defined: counted apart, never a finding.
+//!
+//! [`Differential::compare`] judges one input; [`check_one`] is the short form for a fuzz
+//! target. [`campaign`] runs many generated inputs in parallel, deduplicates what it finds
+//! by rule and kind, and [`shrink`]s each finding; [`draft`] writes a finding as a draft
+//! case for review, and [`jsonl`] the campaign's JSON Lines record.
+
+pub mod campaign;
+pub mod draft;
+pub mod jsonl;
+pub mod shrink;
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use serde::{Deserialize, Serialize};
+use soulcheck_vocabulary::{Context, Format, Profile, Severity, Verdict};
+
+use crate::catalogue::Catalogue;
+use crate::corpus::{Expectation, ExpectedDiagnostic, ExpectedVerdict};
+use crate::runner::{grade_against, profile_context, Grade, Grading, Strictness};
+use crate::validator::{Answer, Input, Observation, Outcome, Request, Validator};
+
+/// The case ID requests of a differential check carry (a validator may log it).
+pub const REQUEST_ID: &str = "differential";
+
+/// How a validator's answer differs from the oracle's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Kind {
+    /// The oracle accepts; the validator rejects.
+    RejectsValid,
+    /// The oracle rejects; the validator accepts.
+    AcceptsInvalid,
+    /// The verdicts agree, but the validator reports a catalogued rule the oracle does not
+    /// report there.
+    UnexpectedDiagnostic,
+    /// The verdicts agree, but the validator's diagnostics include none of the oracle's.
+    MissedDiagnostics,
+    /// The validator crashed, or answered with an error of its own.
+    Crash,
+    /// The validator did not answer in time.
+    Timeout,
+    /// The validator's answer broke the protocol.
+    ProtocolError,
+}
+
+impl Kind {
+    /// Every kind, in the order summaries list them.
+    pub const ALL: &'static [Kind] = &[
+        Kind::Crash,
+        Kind::Timeout,
+        Kind::ProtocolError,
+        Kind::AcceptsInvalid,
+        Kind::RejectsValid,
+        Kind::UnexpectedDiagnostic,
+        Kind::MissedDiagnostics,
+    ];
+
+    /// The kind's name in reports and case IDs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::RejectsValid => "rejects-valid",
+            Kind::AcceptsInvalid => "accepts-invalid",
+            Kind::UnexpectedDiagnostic => "unexpected-diagnostic",
+            Kind::MissedDiagnostics => "missed-diagnostics",
+            Kind::Crash => "crash",
+            Kind::Timeout => "timeout",
+            Kind::ProtocolError => "protocol-error",
+        }
+    }
+
+    /// Whether the disagreement is about the verdict (or no verdict at all), rather than
+    /// about the diagnostics beside an agreeing verdict.
+    pub fn is_verdict(self) -> bool {
+        !matches!(self, Kind::UnexpectedDiagnostic | Kind::MissedDiagnostics)
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What findings are deduplicated by: the rule a disagreement is about and its kind.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Key {
+    /// The rule; `None` when no catalogued rule names the disagreement (a crash, or a
+    /// rejection the validator gives no catalogued reason for).
+    pub rule: Option<String>,
+    /// The kind of disagreement.
+    pub kind: Kind,
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} ({})",
+            self.rule.as_deref().unwrap_or("no rule"),
+            self.kind
+        )
+    }
+}
+
+/// One input on which the validator and the oracle disagree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Disagreement {
+    /// How they disagree.
+    pub kind: Kind,
+    /// The catalogued rules the disagreement is about, most telling first: for
+    /// `accepts-invalid` the oracle's errors; for `rejects-valid` the validator's errors;
+    /// for `unexpected-diagnostic` the rules it reports that the oracle does not; for
+    /// `missed-diagnostics` the oracle's rules it misses. Empty for crashes, timeouts and
+    /// protocol errors.
+    pub rules: Vec<String>,
+    /// Whether the spec leaves the point open: every rule the disagreement rests on is a
+    /// `suite` rule (or strict-only) and the profile is `spec`. Counted apart, never a
+    /// finding.
+    pub implementation_defined: bool,
+    /// What the oracle said.
+    pub oracle: Observation,
+    /// What the validator said, with what it printed.
+    pub validator: Answer,
+    /// The validator's diagnostics graded against the oracle's (`none` when it reports
+    /// none, or did not answer).
+    pub grading: Grading,
+}
+
+impl Disagreement {
+    /// The rule and kind findings are deduplicated by.
+    pub fn key(&self) -> Key {
+        Key {
+            rule: self.rules.first().cloned(),
+            kind: self.kind,
+        }
+    }
+
+    /// Whether this is a finding (not implementation-defined) of the same kind about the
+    /// same rule as `key`: what a shrunk input must keep.
+    pub fn matches(&self, key: &Key) -> bool {
+        !self.implementation_defined
+            && self.kind == key.kind
+            && match &key.rule {
+                Some(rule) => self.rules.iter().any(|r| r == rule),
+                None => self.rules.is_empty(),
+            }
+    }
+
+    /// One line saying how the answers differ.
+    pub fn explain(&self) -> String {
+        let validator = match &self.validator.outcome {
+            Outcome::Observed(observation) => describe(observation),
+            Outcome::Skipped { reason } => format!("skipped ({reason})"),
+            Outcome::Crashed { message } => format!("crashed: {message}"),
+            Outcome::TimedOut => "timed out".to_owned(),
+            Outcome::ProtocolError { message } => format!("broke the protocol: {message}"),
+        };
+        let oracle = describe(&self.oracle);
+        match self.kind {
+            Kind::RejectsValid | Kind::AcceptsInvalid => {
+                format!("the oracle {oracle}; the validator {validator}")
+            }
+            Kind::UnexpectedDiagnostic => format!(
+                "the oracle {oracle}; the validator {validator}, naming {} where the oracle does not",
+                self.rules.join(", ")
+            ),
+            Kind::MissedDiagnostics => format!(
+                "the oracle {oracle}; the validator {validator}, missing all of the oracle's"
+            ),
+            Kind::Crash | Kind::Timeout | Kind::ProtocolError => {
+                format!("the validator {validator} (the oracle {oracle})")
+            }
+        }
+    }
+}
+
+/// "accepts" / "rejects: error rule at pointer ..., ..." (at most five diagnostics).
+fn describe(observation: &Observation) -> String {
+    let verdict = match observation.verdict {
+        Verdict::Accept => "accepts",
+        Verdict::Reject => "rejects",
+    };
+    let Some(diagnostics) = observation.diagnostics.as_ref().filter(|d| !d.is_empty()) else {
+        return verdict.to_owned();
+    };
+    let mut listed: Vec<String> = diagnostics
+        .iter()
+        .take(5)
+        .map(|diagnostic| {
+            let location = diagnostic
+                .location
+                .as_ref()
+                .map_or_else(|| "anywhere".to_owned(), ToString::to_string);
+            format!("{} {} at {location}", diagnostic.severity, diagnostic.rule)
+        })
+        .collect();
+    if diagnostics.len() > listed.len() {
+        listed.push(format!("{} more", diagnostics.len() - listed.len()));
+    }
+    format!("{verdict}: {}", listed.join(", "))
+}
+
+/// The judgement of one input.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Comparison {
+    /// The validator agrees with the oracle: the same verdict, and diagnostics that are
+    /// not graded `wrong` against the oracle's.
+    Agree,
+    /// They disagree (a finding, or an implementation-defined point: see
+    /// [`Disagreement::implementation_defined`]).
+    Disagree(Box<Disagreement>),
+    /// Nothing to compare: the validator declined the input, or the oracle could not
+    /// check it.
+    Skipped {
+        /// Why.
+        reason: String,
+    },
+}
+
+impl Comparison {
+    /// The disagreement, if it is a finding.
+    pub fn finding(self) -> Option<Disagreement> {
+        match self {
+            Comparison::Disagree(disagreement) if !disagreement.implementation_defined => {
+                Some(*disagreement)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The oracle and what judging against it needs: the catalogue (each rule's basis, and
+/// which rules are catalogued at all), the profile and the context every request carries.
+pub struct Differential<'a> {
+    /// The validator whose answers stand in for a case's expectation: the reference.
+    pub oracle: &'a dyn Validator,
+    /// The rule catalogue.
+    pub catalogue: &'a Catalogue,
+    /// The profile: in `spec`, disagreements resting only on `suite` rules are
+    /// implementation-defined; in `strict` every rule decides.
+    pub profile: Profile,
+    /// The context every request carries (`"profile": "strict"` is added in the strict
+    /// profile, as in a run).
+    pub context: Context,
+}
+
+impl<'a> Differential<'a> {
+    /// An oracle judging in `profile`, with an empty context.
+    pub fn new(
+        oracle: &'a dyn Validator,
+        catalogue: &'a Catalogue,
+        profile: Profile,
+    ) -> Differential<'a> {
+        Differential {
+            oracle,
+            catalogue,
+            profile,
+            context: Context::new(),
+        }
+    }
+
+    /// Validates `input` as `format` with both the oracle and `validator`, and judges how
+    /// their answers differ. A panic of an in-process validator is a crash.
+    pub fn compare(&self, validator: &dyn Validator, format: Format, input: &Input) -> Comparison {
+        let context = profile_context(&self.context, self.profile);
+        let request = Request {
+            case_id: REQUEST_ID,
+            format,
+            operation: "validate",
+            input,
+            context: &context,
+            profile: self.profile,
+        };
+        let oracle = guarded(self.oracle, &request).outcome;
+        let Outcome::Observed(oracle) = oracle else {
+            return Comparison::Skipped {
+                reason: format!("the oracle could not check the input: {oracle:?}"),
+            };
+        };
+        self.judge(oracle, guarded(validator, &request))
+    }
+
+    /// Judges a validator's answer against the oracle's observation of the same input.
+    /// Both observations are held to the bounds a process's answer is read within
+    /// ([`crate::bounded::bound`]) before they are compared.
+    pub fn judge(&self, oracle: Observation, validator: Answer) -> Comparison {
+        let oracle = crate::bounded::bound(oracle);
+        let (kind, rules, grading) = match &validator.outcome {
+            Outcome::Skipped { reason } => {
+                return Comparison::Skipped {
+                    reason: reason.clone(),
+                }
+            }
+            Outcome::Crashed { .. } => (Kind::Crash, Vec::new(), Grading::default()),
+            Outcome::TimedOut => (Kind::Timeout, Vec::new(), Grading::default()),
+            Outcome::ProtocolError { .. } => (Kind::ProtocolError, Vec::new(), Grading::default()),
+            Outcome::Observed(observation) => {
+                let observation = &crate::bounded::bound(observation.clone());
+                let grading = grade_against(
+                    &expectation_of(&oracle),
+                    observation,
+                    self.catalogue,
+                    Strictness::Conformance,
+                );
+                match self.observed(&oracle, observation, &grading) {
+                    Some((kind, rules)) => (kind, rules, grading),
+                    None => return Comparison::Agree,
+                }
+            }
+        };
+        let implementation_defined = self.rests_on_open_points(kind, &rules, &oracle, &validator);
+        Comparison::Disagree(Box::new(Disagreement {
+            kind,
+            rules,
+            implementation_defined,
+            oracle,
+            validator,
+            grading,
+        }))
+    }
+
+    /// The kind and rules of a disagreement between two observations, if they disagree.
+    fn observed(
+        &self,
+        oracle: &Observation,
+        validator: &Observation,
+        grading: &Grading,
+    ) -> Option<(Kind, Vec<String>)> {
+        match (oracle.verdict, validator.verdict) {
+            (Verdict::Accept, Verdict::Reject) => {
+                // The validator's reasons: its catalogued errors, else any catalogued rule
+                // it names that the oracle does not.
+                let mut rules = self.catalogued(validator, |d| d.severity == Severity::Error);
+                if rules.is_empty() {
+                    let named: BTreeSet<&str> = rules_of(oracle).collect();
+                    rules = self.catalogued(validator, |d| !named.contains(d.rule.as_str()));
+                }
+                Some((Kind::RejectsValid, rules))
+            }
+            (Verdict::Reject, Verdict::Accept) => Some((
+                Kind::AcceptsInvalid,
+                self.catalogued(oracle, |d| d.severity == Severity::Error),
+            )),
+            _ if grading.grade != Grade::Wrong => None,
+            _ if !grading.unexpected.is_empty() => {
+                Some((Kind::UnexpectedDiagnostic, dedup_rules(&grading.unexpected)))
+            }
+            _ => Some((Kind::MissedDiagnostics, dedup_rules(&grading.missing))),
+        }
+    }
+
+    /// The catalogued rules of an observation's diagnostics that `keep` selects, each
+    /// once, in report order.
+    fn catalogued(
+        &self,
+        observation: &Observation,
+        keep: impl Fn(&crate::Diagnostic) -> bool,
+    ) -> Vec<String> {
+        let mut rules: Vec<String> = Vec::new();
+        for diagnostic in observation.diagnostics.iter().flatten() {
+            if keep(diagnostic)
+                && self.catalogue.get(&diagnostic.rule).is_some()
+                && !rules.contains(&diagnostic.rule)
+            {
+                rules.push(diagnostic.rule.clone());
+            }
+        }
+        rules
+    }
+
+    /// Whether a rule decides definite verdicts in this run's profile: in `spec`, a `spec`
+    /// or `upstream` rule; in `strict`, every rule (the strict profile makes the suite's
+    /// choices definite).
+    pub fn decides(&self, rule: &str) -> bool {
+        match self.catalogue.get(rule) {
+            Some(rule) => self.profile == Profile::Strict || rule.decides_spec_verdicts(),
+            // An uncatalogued rule is never the subject of a disagreement.
+            None => true,
+        }
+    }
+
+    /// Whether a disagreement rests only on points the spec leaves open: the oracle's
+    /// rejection only on rules that decide nothing in this profile, or the validator's
+    /// rejection or extra diagnostics only on such rules.
+    fn rests_on_open_points(
+        &self,
+        kind: Kind,
+        rules: &[String],
+        oracle: &Observation,
+        validator: &Answer,
+    ) -> bool {
+        if kind == Kind::AcceptsInvalid && self.errors_rest_on_open_points(oracle) {
+            return true;
+        }
+        if rules.is_empty() || !rules.iter().all(|rule| !self.decides(rule)) {
+            return false;
+        }
+        match kind {
+            Kind::AcceptsInvalid | Kind::UnexpectedDiagnostic | Kind::MissedDiagnostics => true,
+            // The validator's rejection rests on open points when every catalogued error
+            // it names is one.
+            Kind::RejectsValid => match &validator.outcome {
+                Outcome::Observed(observation) => {
+                    let errors = self.catalogued(observation, |d| d.severity == Severity::Error);
+                    !errors.is_empty() && errors.iter().all(|rule| !self.decides(rule))
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+}
+
+impl Differential<'_> {
+    /// Whether every catalogued error of the oracle's rejection is an open point: a rule
+    /// that decides nothing in this profile, or a rule about a value the document
+    /// repeats where repeating it is itself open. Which of two members with one name a
+    /// reader keeps is up to it where the catalogue leaves duplicate keys open (readers
+    /// differ: Go and Python keep the last), so an error the oracle finds in one occurrence
+    /// says nothing definite about a reader that kept the other.
+    fn errors_rest_on_open_points(&self, oracle: &Observation) -> bool {
+        let diagnostics: Vec<&crate::Diagnostic> = oracle
+            .diagnostics
+            .iter()
+            .flatten()
+            .filter(|d| d.severity == Severity::Error && self.catalogue.get(&d.rule).is_some())
+            .collect();
+        let pointer = |d: &crate::Diagnostic| {
+            d.location
+                .as_ref()
+                .and_then(|location| location.pointer.clone())
+        };
+        let repeated: Vec<String> = diagnostics
+            .iter()
+            .filter(|d| is_repeated_member(&d.rule) && !self.decides(&d.rule))
+            .filter_map(|d| pointer(d))
+            .collect();
+        !diagnostics.is_empty()
+            && diagnostics.iter().all(|d| {
+                !self.decides(&d.rule)
+                    || pointer(d).is_some_and(|at| {
+                        repeated.iter().any(|member| {
+                            at == *member
+                                || at
+                                    .strip_prefix(member.as_str())
+                                    .is_some_and(|rest| rest.starts_with('/'))
+                        })
+                    })
+            })
+    }
+}
+
+/// Whether a rule is a format's rule against repeated object members
+/// (`<format>.json.duplicate-key`), located at the repeated member.
+fn is_repeated_member(rule: &str) -> bool {
+    rule.ends_with(".json.duplicate-key")
+}
+
+/// The rule IDs of an observation's diagnostics.
+fn rules_of(observation: &Observation) -> impl Iterator<Item = &str> {
+    observation
+        .diagnostics
+        .iter()
+        .flatten()
+        .map(|diagnostic| diagnostic.rule.as_str())
+}
+
+fn dedup_rules(diagnostics: &[ExpectedDiagnostic]) -> Vec<String> {
+    let mut rules: Vec<String> = Vec::new();
+    for diagnostic in diagnostics {
+        if !rules.contains(&diagnostic.rule) {
+            rules.push(diagnostic.rule.clone());
+        }
+    }
+    rules
+}
+
+/// The oracle's observation as the expectation another validator's diagnostics are graded
+/// against: every diagnostic it reports is expected.
+pub fn expectation_of(oracle: &Observation) -> Expectation {
+    let diagnostics: Vec<ExpectedDiagnostic> = oracle
+        .diagnostics
+        .iter()
+        .flatten()
+        .map(|diagnostic| ExpectedDiagnostic {
+            rule: diagnostic.rule.clone(),
+            severity: diagnostic.severity,
+            location: diagnostic.location.clone().unwrap_or_default(),
+        })
+        .collect();
+    let verdict = match oracle.verdict {
+        Verdict::Reject => ExpectedVerdict::Reject,
+        Verdict::Accept if diagnostics.is_empty() => ExpectedVerdict::Accept,
+        Verdict::Accept => ExpectedVerdict::AcceptWithWarnings,
+    };
+    Expectation {
+        verdict,
+        diagnostics,
+        optional: Vec::new(),
+    }
+}
+
+/// A validator's answer, with a panic turned into a crash.
+fn guarded(validator: &dyn Validator, request: &Request<'_>) -> Answer {
+    catch_unwind(AssertUnwindSafe(|| validator.answer(request))).unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<&str>()
+            .map(|text| (*text).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panic".to_owned());
+        Outcome::Crashed {
+            message: format!("panicked: {message}"),
+        }
+        .into()
+    })
+}
+
+/// Checks one document with `validator` and `oracle` in `profile`, and returns the
+/// disagreement if it is a finding: the entry point of a fuzz target that holds a Rust
+/// implementation against the reference (`examples/differential-fuzz/`). Agreement, an
+/// implementation-defined disagreement and a skip all give `None`.
+pub fn check_one(
+    validator: &dyn Validator,
+    oracle: &dyn Validator,
+    catalogue: &Catalogue,
+    format: Format,
+    file_name: &str,
+    bytes: &[u8],
+    profile: Profile,
+) -> Option<Disagreement> {
+    let input = Input::Document {
+        file_name: file_name.to_owned(),
+        bytes: bytes.to_vec(),
+    };
+    Differential::new(oracle, catalogue, profile)
+        .compare(validator, format, &input)
+        .finding()
+}
+
+#[cfg(test)]
+mod tests;

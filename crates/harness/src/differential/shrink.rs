@@ -1,0 +1,282 @@
+//! Shrinking a finding to a small input that still disagrees the same way, in two stages:
+//!
+//! 1. [`choices`]: the fuzz input a generator read its choices from. Removing chunks of it
+//!    and zeroing bytes makes the generator take its first alternatives (fewer items,
+//!    plainer characters, no mutation beyond the one that matters) while every candidate
+//!    stays a document the generator could build, so this stage simplifies the structure
+//!    without breaking the syntax.
+//! 2. [`document`]: the document's own bytes: first its largest tokens on their own (a
+//!    long string's text goes in one trial even where most cuts break the syntax), then
+//!    delta debugging over lines, then tokens (runs of letters and digits, and single
+//!    punctuation bytes), then characters (a UTF-8 sequence, or one byte that is not part
+//!    of one), then single bytes when the text is not UTF-8. Each level removes the
+//!    largest chunks first and halves their size until no single unit can go.
+//!
+//! Every candidate costs one trial of the caller's predicate, which runs the oracle and the
+//! validator; a [`Budget`] bounds the trials of one finding. Both stages are deterministic:
+//! the same finding and budget give the same shrunk input.
+
+use std::cell::Cell;
+
+/// The trials a shrink may spend (one trial: the oracle and the validator on one
+/// candidate). The predicate spends them; the shrinkers stop when none is left.
+#[derive(Debug)]
+pub struct Budget {
+    limit: usize,
+    spent: Cell<usize>,
+}
+
+impl Budget {
+    /// A budget of `limit` trials.
+    pub fn new(limit: usize) -> Budget {
+        Budget {
+            limit,
+            spent: Cell::new(0),
+        }
+    }
+
+    /// Spends one trial; false when none was left (the trial must not run).
+    pub fn spend(&self) -> bool {
+        if self.exhausted() {
+            return false;
+        }
+        self.spent.set(self.spent.get() + 1);
+        true
+    }
+
+    /// Whether every trial is spent.
+    pub fn exhausted(&self) -> bool {
+        self.spent.get() >= self.limit
+    }
+
+    /// Trials spent so far.
+    pub fn spent(&self) -> usize {
+        self.spent.get()
+    }
+}
+
+/// Shrinks a generator's fuzz input: removes chunks, then zeroes chunks, keeping each
+/// change for which `still` holds. `still` decides whether a candidate input still builds
+/// a document that disagrees the same way; it should spend from `budget` for each trial
+/// it runs.
+pub fn choices(data: &[u8], budget: &Budget, still: &mut dyn FnMut(&[u8]) -> bool) -> Vec<u8> {
+    let units: Vec<Vec<u8>> = data.iter().map(|&byte| vec![byte]).collect();
+    let mut data = remove_chunks(units, budget, still).concat();
+    // Zeroed choices are a generator's first alternatives: the bounds, the first item of
+    // every palette.
+    let mut size = (data.len() / 2).max(1);
+    while !data.is_empty() && !budget.exhausted() {
+        let mut start = 0;
+        while start < data.len() && !budget.exhausted() {
+            let end = (start + size).min(data.len());
+            if data[start..end].iter().any(|&byte| byte != 0) {
+                let mut candidate = data.clone();
+                candidate[start..end].fill(0);
+                if still(&candidate) {
+                    data = candidate;
+                }
+            }
+            start = end;
+        }
+        if size == 1 {
+            break;
+        }
+        size /= 2;
+    }
+    data
+}
+
+/// Shrinks a document by delta debugging over its lines, then its tokens, then its
+/// characters, keeping each removal for which `still` holds (see [`choices`] for the
+/// contract of `still`).
+pub fn document(bytes: &[u8], budget: &Budget, still: &mut dyn FnMut(&[u8]) -> bool) -> Vec<u8> {
+    let mut current = bytes.to_vec();
+    // The largest tokens alone first (a long string's text, a run of padding): one trial
+    // each, and where the document's syntax forbids most cuts these are the ones that go.
+    if !budget.exhausted() {
+        current = remove_largest(tokens(&current), LARGEST, budget, still).concat();
+    }
+    for split in [lines, tokens, characters] {
+        if budget.exhausted() {
+            break;
+        }
+        current = remove_chunks(split(&current), budget, still).concat();
+    }
+    // Single bytes only where the text is not UTF-8 anyway: cutting a character of a
+    // well-formed text makes another kind of input, not a smaller one.
+    if std::str::from_utf8(&current).is_err() && !budget.exhausted() {
+        let bytes = current.iter().map(|&byte| vec![byte]).collect();
+        current = remove_chunks(bytes, budget, still).concat();
+    }
+    current
+}
+
+/// Units [`remove_largest`] tries on their own before delta debugging.
+const LARGEST: usize = 16;
+
+/// Units shorter than this are left to delta debugging.
+const LARGE_UNIT: usize = 16;
+
+/// Tries removing each of the `count` largest units (of at least [`LARGE_UNIT`] bytes) on
+/// its own, largest first, keeping each removal for which `still` holds.
+fn remove_largest(
+    mut units: Vec<Vec<u8>>,
+    count: usize,
+    budget: &Budget,
+    still: &mut dyn FnMut(&[u8]) -> bool,
+) -> Vec<Vec<u8>> {
+    let mut order: Vec<usize> = (0..units.len())
+        .filter(|&index| units[index].len() >= LARGE_UNIT)
+        .collect();
+    order.sort_by_key(|&index| (std::cmp::Reverse(units[index].len()), index));
+    order.truncate(count);
+    // Removed units become empty, so the indices of the others stay put.
+    for index in order {
+        if budget.exhausted() {
+            break;
+        }
+        let candidate: Vec<u8> = units
+            .iter()
+            .enumerate()
+            .filter(|(at, _)| *at != index)
+            .flat_map(|(_, unit)| unit.iter().copied())
+            .collect();
+        if still(&candidate) {
+            units[index].clear();
+        }
+    }
+    units.retain(|unit| !unit.is_empty());
+    units
+}
+
+/// Removes chunks of units, largest first: each chunk whose removal keeps `still` goes,
+/// then the chunk size halves, down to single units, repeated until no unit can go.
+fn remove_chunks(
+    mut units: Vec<Vec<u8>>,
+    budget: &Budget,
+    still: &mut dyn FnMut(&[u8]) -> bool,
+) -> Vec<Vec<u8>> {
+    let mut size = (units.len() / 2).max(1);
+    loop {
+        let mut removed = false;
+        let mut start = 0;
+        while start < units.len() {
+            if budget.exhausted() {
+                return units;
+            }
+            let end = (start + size).min(units.len());
+            let candidate: Vec<u8> = units[..start]
+                .iter()
+                .chain(&units[end..])
+                .flatten()
+                .copied()
+                .collect();
+            if still(&candidate) {
+                units.drain(start..end);
+                removed = true;
+            } else {
+                start = end;
+            }
+        }
+        if size > 1 {
+            size = (size / 2).max(1);
+        } else if !removed || units.is_empty() {
+            return units;
+        }
+    }
+}
+
+/// The lines of a text, each with its line ending.
+fn lines(bytes: &[u8]) -> Vec<Vec<u8>> {
+    bytes
+        .split_inclusive(|&byte| byte == b'\n')
+        .map(<[u8]>::to_vec)
+        .collect()
+}
+
+/// Runs of word bytes (ASCII letters and digits, and every byte of a non-ASCII
+/// character), and each other byte on its own: a JSON string's text or a Markdown word is
+/// one unit, a quote or a comma another.
+fn tokens(bytes: &[u8]) -> Vec<Vec<u8>> {
+    let word = |byte: u8| byte.is_ascii_alphanumeric() || byte >= 0x80;
+    let mut units: Vec<Vec<u8>> = Vec::new();
+    for &byte in bytes {
+        match units.last_mut() {
+            Some(last) if word(byte) && last.last().is_some_and(|&b| word(b)) => last.push(byte),
+            _ => units.push(vec![byte]),
+        }
+    }
+    units
+}
+
+/// Characters: a lead byte with the continuation bytes after it, so removing a unit never
+/// cuts a well-formed UTF-8 sequence (a stray continuation byte is a unit of its own).
+fn characters(bytes: &[u8]) -> Vec<Vec<u8>> {
+    let continuation = |byte: u8| byte & 0xC0 == 0x80;
+    let mut units: Vec<Vec<u8>> = Vec::new();
+    for &byte in bytes {
+        match units.last_mut() {
+            Some(last) if continuation(byte) && last.len() < 4 && last[0] >= 0xC0 => {
+                last.push(byte);
+            }
+            _ => units.push(vec![byte]),
+        }
+    }
+    units
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_document_shrinks_to_what_the_predicate_needs() {
+        let text = b"line one\nthe needle is here\nline three\n".repeat(20);
+        let budget = Budget::new(10_000);
+        let shrunk = document(&text, &budget, &mut |candidate| {
+            budget.spend();
+            candidate.windows(6).any(|w| w == b"needle")
+        });
+        assert_eq!(shrunk, b"needle");
+        assert!(budget.spent() < 1_000, "{} trials", budget.spent());
+    }
+
+    #[test]
+    fn characters_are_never_cut() {
+        let text = "ééé🙂x".as_bytes();
+        let budget = Budget::new(1_000);
+        let shrunk = document(text, &budget, &mut |candidate| {
+            budget.spend();
+            std::str::from_utf8(candidate).is_ok_and(|text| text.contains('🙂'))
+        });
+        assert_eq!(shrunk, "🙂".as_bytes());
+    }
+
+    #[test]
+    fn the_budget_bounds_the_trials() {
+        let text = vec![b'a'; 10_000];
+        let budget = Budget::new(50);
+        let mut trials = 0;
+        let shrunk = document(&text, &budget, &mut |candidate| {
+            if !budget.spend() {
+                return false;
+            }
+            trials += 1;
+            candidate.len() % 7 == 3
+        });
+        assert!(trials <= 50);
+        assert!(shrunk.len() <= text.len());
+    }
+
+    #[test]
+    fn choices_are_removed_then_zeroed() {
+        let data: Vec<u8> = (1..=200u8).collect();
+        let budget = Budget::new(10_000);
+        // Holds while byte 3 is 4 and at least 5 bytes remain.
+        let shrunk = choices(&data, &budget, &mut |candidate| {
+            budget.spend();
+            candidate.len() >= 5 && candidate[3] == 4
+        });
+        assert_eq!(shrunk, [0, 0, 0, 4, 0]);
+    }
+}
