@@ -12,10 +12,9 @@ use clap::{Args, Subcommand};
 use soulcheck_harness::report::html::{self, Limits, Page};
 use soulcheck_harness::report::runs::{self, Comparison};
 use soulcheck_harness::report::scoreboard;
-use soulcheck_harness::store::Store;
 use soulcheck_harness::{Catalogue, Corpus};
 
-use crate::{corpus_store, output};
+use crate::{corpus_hash, corpus_store, output};
 
 #[derive(Subcommand)]
 pub enum ReportCommand {
@@ -133,15 +132,8 @@ fn load(inputs: &Inputs) -> Result<Loaded> {
     }
     let store = corpus_store(inputs.corpus.as_deref());
     let catalogue = Catalogue::open(&store)?;
-    // The embedded corpus's hash was taken when it was built (a test holds it equal to
-    // the harness's); hashing it again costs a second in a debug build.
-    let embedded = matches!(store, Store::Embedded(_));
     let corpus = Corpus::open(store)?;
-    let corpus_hash = if embedded {
-        soulcheck_corpus::CONTENT_HASH.to_owned()
-    } else {
-        corpus.content_hash()?
-    };
+    let corpus_hash = corpus_hash(&corpus)?;
     if !inputs.allow_mixed_corpus && !comparison.corpus_hashes.contains(&corpus_hash) {
         bail!(
             "the reports were made on corpus {}, but this soulcheck reads corpus {corpus_hash}\nhint: pass the reports' corpus with --corpus DIR (or use the soulcheck that made them), or --allow-mixed-corpus to go on anyway (flagged)",

@@ -228,8 +228,16 @@ impl Recipe {
             })?;
         let mut bytes = Vec::with_capacity(size);
         bytes.extend_from_slice(&template[..at]);
-        for _ in 0..count {
+        // The fill doubles what it has copied so far, so a fill of a million one-byte units
+        // is some twenty copies rather than a million.
+        let start = bytes.len();
+        let fill = size - fixed;
+        if count > 0 {
             bytes.extend_from_slice(self.unit.as_bytes());
+        }
+        while bytes.len() - start < fill {
+            let have = bytes.len() - start;
+            bytes.extend_from_within(start..start + have.min(fill - have));
         }
         bytes.extend_from_slice(&template[at + placeholder.len()..]);
         Ok(bytes)

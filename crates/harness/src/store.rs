@@ -4,9 +4,11 @@
 //! [`Store`], so an embedded corpus behaves exactly like a checkout. Nothing here writes.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
 
-use include_dir::Dir;
+use include_dir::{Dir, DirEntry};
 
 use crate::LoadError;
 
@@ -64,13 +66,11 @@ impl Store {
             }
             Store::Embedded(dir) => {
                 if relative.as_os_str().is_empty() {
-                    Some(Kind::Dir)
-                } else if dir.get_file(relative).is_some() {
-                    Some(Kind::File)
-                } else if dir.get_dir(relative).is_some() {
-                    Some(Kind::Dir)
-                } else {
-                    None
+                    return Some(Kind::Dir);
+                }
+                match index(dir).get(relative)? {
+                    DirEntry::File(_) => Some(Kind::File),
+                    DirEntry::Dir(_) => Some(Kind::Dir),
                 }
             }
         }
@@ -85,10 +85,10 @@ impl Store {
                     .map(Cow::Owned)
                     .map_err(|source| LoadError::io(&path, source))
             }
-            Store::Embedded(dir) => dir
-                .get_file(relative)
-                .map(|file| Cow::Borrowed(file.contents()))
-                .ok_or_else(|| LoadError::invalid(&self.display(relative), "no such file")),
+            Store::Embedded(dir) => match index(dir).get(relative) {
+                Some(DirEntry::File(file)) => Ok(Cow::Borrowed(file.contents())),
+                _ => Err(LoadError::invalid(&self.display(relative), "no such file")),
+            },
         }
     }
 
@@ -132,7 +132,10 @@ impl Store {
                 let dir = if relative.as_os_str().is_empty() {
                     Some(*dir)
                 } else {
-                    dir.get_dir(relative)
+                    match index(dir).get(relative) {
+                        Some(DirEntry::Dir(dir)) => Some(dir),
+                        _ => None,
+                    }
                 };
                 let dir = dir.ok_or_else(|| {
                     LoadError::invalid(&self.display(relative), "no such directory")
@@ -179,6 +182,40 @@ impl Store {
         }
         Ok(())
     }
+}
+
+/// Every entry of an embedded directory tree by its path (relative to the tree's root, as
+/// `include_dir` names them).
+type Index = HashMap<&'static Path, &'static DirEntry<'static>>;
+
+/// The index of an embedded tree, built on first use and kept for the life of the process
+/// (the tree is static, so its index may be too). `include_dir`'s own lookups compare the
+/// path with every entry of each directory on the way, component by component: a run
+/// looks up thousands of case files, and those lookups took seconds, more than all the
+/// validation. With the index a lookup costs one hash of the path.
+fn index(root: &'static Dir<'static>) -> &'static Index {
+    // Keyed by the tree's address: in practice there is one embedded corpus, but nothing
+    // stops a program from embedding two.
+    static INDEXES: OnceLock<Mutex<HashMap<usize, &'static Index>>> = OnceLock::new();
+    let indexes = INDEXES.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut indexes = indexes
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    indexes
+        .entry(std::ptr::from_ref(root) as usize)
+        .or_insert_with(|| {
+            let mut index = Index::new();
+            let mut pending: Vec<&'static Dir<'static>> = vec![root];
+            while let Some(dir) = pending.pop() {
+                for entry in dir.entries() {
+                    index.insert(entry.path(), entry);
+                    if let DirEntry::Dir(child) = entry {
+                        pending.push(child);
+                    }
+                }
+            }
+            Box::leak(Box::new(index))
+        })
 }
 
 /// One directory of the store (a case's), and the paths under it.
