@@ -6,8 +6,9 @@
 # disagreement with the reference, or a panic) fails the step.
 #
 #   .ci/differential-fuzz-example.sh [SECONDS]     (default: 5 per format)
+#   .ci/differential-fuzz-example.sh --check       (compile it only, with stable cargo)
 #
-# Needs a nightly toolchain and cargo-fuzz; skipped without nightly.
+# Running needs a nightly toolchain and cargo-fuzz; skipped without nightly.
 # SOULCHECK_FUZZ_TARGET_DIR puts the build elsewhere (CI keeps it across runs) and
 # SOULCHECK_FUZZ_FLAGS passes build flags, as for fuzz/smoke.sh.
 set -euo pipefail
@@ -15,6 +16,21 @@ cd "$(dirname "$0")/.."
 root=$PWD
 seconds="${1:-5}"
 read -r -a flags <<< "${SOULCHECK_FUZZ_FLAGS:-}"
+copy() {
+    cp -r examples/differential-fuzz "$1/fuzz"
+    sed -i "s#\.\./\.\./crates/#$root/crates/#g" "$1/fuzz/Cargo.toml"
+    # The workspace's lock pins every shared dependency; cargo adds libfuzzer-sys to it.
+    cp Cargo.lock "$1/fuzz/Cargo.lock"
+}
+if [ "$seconds" = --check ]; then
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+    copy "$work"
+    cargo check --quiet --manifest-path "$work/fuzz/Cargo.toml" --all-targets \
+        --target-dir "$root/target"
+    echo "differential fuzz example: compiles against this checkout"
+    exit 0
+fi
 if ! cargo +nightly --version >/dev/null 2>&1 || ! cargo fuzz --version >/dev/null 2>&1; then
     echo "differential fuzz example: no nightly toolchain or no cargo-fuzz; skipped"
     exit 0
@@ -22,10 +38,7 @@ fi
 target_dir="${SOULCHECK_FUZZ_TARGET_DIR:-$root/target/differential-fuzz}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cp -r examples/differential-fuzz "$work/fuzz"
-sed -i "s#\.\./\.\./crates/#$root/crates/#g" "$work/fuzz/Cargo.toml"
-# The workspace's lock pins every shared dependency; cargo adds libfuzzer-sys to it.
-cp Cargo.lock "$work/fuzz/Cargo.lock"
+copy "$work"
 cd "$work"
 cargo +nightly fuzz build "${flags[@]}" --fuzz-dir fuzz --target-dir "$target_dir" differential
 for format in soul-kit skill-package soulacy-package soulacy-sidecar compose-bundle soul-md; do
