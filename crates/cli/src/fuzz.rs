@@ -17,7 +17,6 @@ use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{bail, Context as _, Result};
@@ -31,8 +30,9 @@ use soulcheck_harness::differential::campaign::{
 use soulcheck_harness::differential::{draft, jsonl, Differential};
 use soulcheck_harness::report::staging::Staging;
 use soulcheck_harness::store::Store;
-use soulcheck_harness::{interrupt, scratch, Catalogue, Corpus, Format, Implementation, Profile};
+use soulcheck_harness::{Catalogue, Corpus, Format, Implementation, Profile};
 
+use crate::guarded::{guarded, Guarded};
 use crate::subject::{Subject, ValidatorArgs};
 use crate::{corpus_store, output, parse_format};
 
@@ -91,36 +91,24 @@ pub struct FuzzArgs {
     quiet: bool,
 }
 
-/// What the signal handler needs to mark an interrupted campaign's report.
+/// How far a campaign got, for the report a signal interrupts.
 #[derive(Default)]
-struct Interruptible {
-    staging: Mutex<Option<Staging>>,
+struct Runs {
     runs: AtomicU64,
 }
 
+type Interruptible = Guarded<Runs>;
+
 pub fn fuzz(args: FuzzArgs) -> Result<ExitCode> {
-    // On SIGINT or SIGTERM the validators die, the report says the campaign was
-    // interrupted, and the temporary files go (see `soulcheck_harness::interrupt`).
-    let interruptible = Arc::new(Interruptible::default());
-    let hook = Arc::clone(&interruptible);
-    interrupt::install(move |signal| {
-        let staging = hook
-            .staging
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .take();
-        if let Some(staging) = staging {
-            let runs = hook.runs.load(Ordering::SeqCst);
-            let done = format!("{runs} generated documents: report.jsonl has its header");
-            if let Err(error) = staging.interrupt_after(signal, &done) {
-                eprintln!("error: {error}");
-            }
-        }
-    })
-    .context("cannot catch signals")?;
-    let code = fuzz_inner(args, &interruptible);
-    scratch::remove();
-    code
+    guarded(
+        |progress: &Runs| {
+            format!(
+                "{} generated documents: report.jsonl has its header",
+                progress.runs.load(Ordering::SeqCst)
+            )
+        },
+        |interruptible| fuzz_inner(args, interruptible),
+    )
 }
 
 fn fuzz_inner(args: FuzzArgs, interruptible: &Interruptible) -> Result<ExitCode> {
@@ -149,10 +137,7 @@ fn fuzz_inner(args: FuzzArgs, interruptible: &Interruptible) -> Result<ExitCode>
         Some(dir) => Some(Staging::create(dir)?),
         None => None,
     };
-    *interruptible
-        .staging
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner()) = staging.clone();
+    interruptible.watch(staging.clone());
     let writer = match &staging {
         Some(staging) => Some(open_report(
             staging.path(),
@@ -216,11 +201,7 @@ fn fuzz_inner(args: FuzzArgs, interruptible: &Interruptible) -> Result<ExitCode>
             writer.implementation_defined(tally);
         }
         writer.finish(jsonl::Footer::of(&results));
-        let staging = interruptible
-            .staging
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .take();
+        let staging = interruptible.release();
         if let Some(staging) = staging {
             staging.complete()?;
         }
@@ -378,7 +359,10 @@ fn execute(
         bar
     });
     let on_progress = |progress: &Progress| {
-        interruptible.runs.store(progress.runs, Ordering::SeqCst);
+        interruptible
+            .progress
+            .runs
+            .store(progress.runs, Ordering::SeqCst);
         if let Some(bar) = &bar {
             bar.set_message(describe_progress(progress));
             bar.tick();

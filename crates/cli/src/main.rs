@@ -12,6 +12,7 @@
 
 mod check;
 mod fuzz;
+mod guarded;
 mod listing;
 mod output;
 mod report;

@@ -11,7 +11,6 @@ use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
 use anyhow::{bail, Context as _, Result};
 use clap::Args;
@@ -22,9 +21,9 @@ use soulcheck_harness::report::staging::Staging;
 use soulcheck_harness::report::{self, badge, certificate, jsonl, junit, markdown, Summary};
 use soulcheck_harness::runner::{self, CaseResult, RunOptions};
 use soulcheck_harness::store::Store;
-use soulcheck_harness::{interrupt, scratch};
 use soulcheck_harness::{selfcheck, Case, Catalogue, Corpus, Format, Implementation, Profile};
 
+use crate::guarded::{guarded, Guarded};
 use crate::listing::selected;
 use crate::subject::{Subject, ValidatorArgs};
 use crate::{corpus_hash, load, output, Selection};
@@ -76,39 +75,26 @@ pub struct RunArgs {
     quiet: bool,
 }
 
-/// What the signal handler needs to mark an interrupted run's report.
+/// How far a run got, for the report a signal interrupts.
 #[derive(Default)]
-struct Interruptible {
-    staging: Mutex<Option<Staging>>,
+struct Progress {
     finished: AtomicUsize,
     total: AtomicUsize,
 }
 
+type Interruptible = Guarded<Progress>;
+
 pub fn run(args: RunArgs) -> Result<ExitCode> {
-    // On SIGINT or SIGTERM the validators die, the report says the run was interrupted,
-    // and the temporary files go (see `soulcheck_harness::interrupt`).
-    let interruptible = Arc::new(Interruptible::default());
-    let hook = Arc::clone(&interruptible);
-    interrupt::install(move |signal| {
-        let staging = hook
-            .staging
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .take();
-        if let Some(staging) = staging {
-            let finished = hook.finished.load(Ordering::SeqCst);
-            let total = hook.total.load(Ordering::SeqCst);
-            if let Err(error) = staging.interrupt(signal, finished, total) {
-                eprintln!("error: {error}");
-            }
-        }
-    })
-    .context("cannot catch signals")?;
-    let code = run_inner(args, &interruptible);
-    // A run a signal is ending exits from the signal's handler, with 128 + the signal.
-    interrupt::settle();
-    scratch::remove();
-    code
+    guarded(
+        |progress: &Progress| {
+            format!(
+                "{} of {} cases: report.jsonl has their records",
+                progress.finished.load(Ordering::SeqCst),
+                progress.total.load(Ordering::SeqCst)
+            )
+        },
+        |interruptible| run_inner(args, interruptible),
+    )
 }
 
 fn run_inner(args: RunArgs, interruptible: &Interruptible) -> Result<ExitCode> {
@@ -120,7 +106,10 @@ fn run_inner(args: RunArgs, interruptible: &Interruptible) -> Result<ExitCode> {
         );
     }
     let cases = select(&args, &corpus, &catalogue)?;
-    interruptible.total.store(cases.len(), Ordering::SeqCst);
+    interruptible
+        .progress
+        .total
+        .store(cases.len(), Ordering::SeqCst);
     let subject = subject(&args, &cases, &corpus.store)?;
     let problems = self_check(&corpus, &catalogue, &cases);
     let jobs = args
@@ -136,10 +125,7 @@ fn run_inner(args: RunArgs, interruptible: &Interruptible) -> Result<ExitCode> {
         Some(dir) => Some(Staging::create(dir)?),
         None => None,
     };
-    *interruptible
-        .staging
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner()) = staging.clone();
+    interruptible.watch(staging.clone());
     let writer = match &staging {
         Some(staging) => Some(open_report(
             staging.path(),
@@ -161,7 +147,7 @@ fn run_inner(args: RunArgs, interruptible: &Interruptible) -> Result<ExitCode> {
         jobs,
         Sink {
             writer: writer.as_ref(),
-            finished: &interruptible.finished,
+            finished: &interruptible.progress.finished,
         },
     );
     // The validator's processes end now (a persistent pool says goodbye), before the
@@ -198,11 +184,7 @@ fn run_inner(args: RunArgs, interruptible: &Interruptible) -> Result<ExitCode> {
             summary: summary.overall,
         });
         // Past this point a signal no longer marks the report interrupted: it is whole.
-        let staging = interruptible
-            .staging
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .take();
+        let staging = interruptible.release();
         if let Some(staging) = staging {
             staging.complete()?;
         }
