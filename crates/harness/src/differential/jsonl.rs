@@ -5,10 +5,7 @@
 //! line per distinct implementation-defined disagreement, and a `footer` written only when
 //! the campaign completed, so an interrupted campaign never looks complete.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::Path;
-use std::sync::Mutex;
 
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
@@ -16,6 +13,7 @@ use soulcheck_vocabulary::{Format, Profile};
 
 use super::campaign::{Finding, Results, Tally};
 use super::Kind;
+use crate::report::jsonl::Lines;
 use crate::runner::Grading;
 use crate::validator::{Evidence, Implementation, Outcome};
 use crate::LoadError;
@@ -220,30 +218,21 @@ impl Footer {
 
 /// Writes the record as the campaign goes.
 pub struct Writer {
-    out: Mutex<BufWriter<File>>,
+    lines: Lines,
 }
 
 impl Writer {
     /// Creates the file and writes the header.
     pub fn create(path: &Path, header: &Header) -> Result<Writer, LoadError> {
-        let file = File::create(path).map_err(|source| LoadError::io(path, source))?;
         let writer = Writer {
-            out: Mutex::new(BufWriter::new(file)),
+            lines: Lines::create(path)?,
         };
         writer.line(&Line::Header(Box::new(header.clone())));
         Ok(writer)
     }
 
     fn line(&self, line: &Line) {
-        let mut out = self
-            .out
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Ok(text) = serde_json::to_string(line) {
-            let _ = writeln!(out, "{text}");
-            // Flushed per line so whatever finished is on disk if the campaign is killed.
-            let _ = out.flush();
-        }
+        self.lines.write(line);
     }
 
     /// Appends a finding.

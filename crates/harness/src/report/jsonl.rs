@@ -132,32 +132,52 @@ fn observation_json(observation: &Observation) -> serde_json::Value {
     serde_json::to_value(observation).unwrap_or_default()
 }
 
-/// Writes a report as the run goes; safe to share between worker threads.
-pub struct Writer {
+/// A JSON Lines file written as a command goes, one line per record; safe to share
+/// between worker threads. Both the run's report and a fuzz campaign's record use it.
+pub struct Lines {
     out: Mutex<BufWriter<File>>,
 }
 
-impl Writer {
-    /// Creates the file and writes the header.
-    pub fn create(path: &Path, header: &Header) -> Result<Writer, LoadError> {
+impl Lines {
+    /// Creates (or truncates) the file.
+    pub fn create(path: &Path) -> Result<Lines, LoadError> {
         let file = File::create(path).map_err(|source| LoadError::io(path, source))?;
-        let writer = Writer {
+        Ok(Lines {
             out: Mutex::new(BufWriter::new(file)),
-        };
-        writer.line(&Line::Header(Box::new(header.clone())));
-        Ok(writer)
+        })
     }
 
-    fn line(&self, line: &Line) {
+    /// Appends one record as a line.
+    pub fn write(&self, line: &impl Serialize) {
         let mut out = self
             .out
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         if let Ok(text) = serde_json::to_string(line) {
             let _ = writeln!(out, "{text}");
-            // Flushed per line so whatever finished is on disk if the run is killed.
+            // Flushed per line so whatever finished is on disk if the command is killed.
             let _ = out.flush();
         }
+    }
+}
+
+/// Writes a report as the run goes; safe to share between worker threads.
+pub struct Writer {
+    lines: Lines,
+}
+
+impl Writer {
+    /// Creates the file and writes the header.
+    pub fn create(path: &Path, header: &Header) -> Result<Writer, LoadError> {
+        let writer = Writer {
+            lines: Lines::create(path)?,
+        };
+        writer.line(&Line::Header(Box::new(header.clone())));
+        Ok(writer)
+    }
+
+    fn line(&self, line: &Line) {
+        self.lines.write(line);
     }
 
     /// Appends one case record.
