@@ -18,6 +18,7 @@ use std::process::ExitCode;
 
 use soulcheck_fuzzing::seeds;
 use soulcheck_fuzzing::{Meter, Outcome, StatsAlloc, Target, INSTRUMENTED_SYSTEM};
+use soulcheck_harness::differential::draft;
 
 #[global_allocator]
 static ALLOCATOR: &StatsAlloc<std::alloc::System> = &INSTRUMENTED_SYSTEM;
@@ -142,39 +143,8 @@ fn toml_string(text: &str) -> String {
     out
 }
 
-/// The invisible characters the corpus self-check wants named in a description.
-fn invisible_words(bytes: &[u8]) -> Vec<&'static str> {
-    let mut words = Vec::new();
-    if bytes.starts_with(b"\xEF\xBB\xBF") {
-        words.push("BOM");
-    }
-    if bytes.contains(&b'\r') {
-        words.push("CR");
-    }
-    if bytes.contains(&b'\t') {
-        words.push("tab");
-    }
-    if bytes
-        .split(|&b| b == b'\n')
-        .any(|line| line.ends_with(b" ") || line.ends_with(b"\t"))
-    {
-        words.push("trailing whitespace");
-    }
-    if !bytes.is_empty() && !bytes.ends_with(b"\n") {
-        words.push("no final newline");
-    }
-    words
-}
-
 fn write_case(target: Target, file: &str, id: &str) -> Result<bool, String> {
-    let valid_id = !id.is_empty()
-        && !id.starts_with('-')
-        && !id.ends_with('-')
-        && !id.contains("--")
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
-    if !valid_id {
+    if !draft::is_case_id(id) {
         return Err(format!(
             "case ID `{id}`: lowercase letters, digits and single hyphens"
         ));
@@ -213,7 +183,11 @@ fn write_case(target: Target, file: &str, id: &str) -> Result<bool, String> {
         std::fs::write(dir.join(name), &generated.bytes).map_err(|error| error.to_string())?;
         let report = soulcheck_fuzzing::check(format, name, &generated.bytes)
             .map_err(|violation| violation.to_string())?;
-        (report, name.to_owned(), invisible_words(&generated.bytes))
+        (
+            report,
+            name.to_owned(),
+            draft::invisible_words(&generated.bytes),
+        )
     };
     let mut rules: Vec<&str> = report.diagnostics.iter().map(|d| d.rule.id).collect();
     rules.sort_unstable();
