@@ -790,8 +790,7 @@ fn answer(out: &mut String, record: &Record, limits: &Limits) {
         match actual.get("diagnostics") {
             Some(serde_json::Value::Array(list)) => {
                 let _ = write!(out, "<p>diagnostics given: {}</p>", list.len());
-                out.push_str("<ul class=\"diagnostics\">");
-                for item in list.iter().take(limits.diagnostics) {
+                let shown = list.iter().take(limits.diagnostics).map(|item| {
                     let text = match serde_json::from_value::<Diagnostic>(item.clone()) {
                         Ok(diagnostic) => {
                             let location = diagnostic
@@ -804,17 +803,9 @@ fn answer(out: &mut String, record: &Record, limits: &Limits) {
                         }
                         Err(_) => item.to_string(),
                     };
-                    let (shown, _) = clip(&text, limits.evidence_bytes);
-                    let _ = write!(out, "<li>{}</li>", escape(shown));
-                }
-                if list.len() > limits.diagnostics {
-                    let _ = write!(
-                        out,
-                        "<li class=\"note\">and {} more, not shown</li>",
-                        list.len() - limits.diagnostics
-                    );
-                }
-                out.push_str("</ul>");
+                    clip(&text, limits.evidence_bytes).0.to_owned()
+                });
+                capped_list(out, "diagnostics", shown, list.len());
             }
             _ => out.push_str("<p>diagnostics given: none reported</p>"),
         }
@@ -897,15 +888,28 @@ fn expected_list(out: &mut String, label: &str, list: &[ExpectedDiagnostic], lim
         }
         return;
     }
-    let _ = write!(out, "<p>{label}:</p><ul class=\"diagnostics {label}\">");
-    for diagnostic in list.iter().take(limits.diagnostics) {
-        let _ = write!(out, "<li>{}</li>", escape(&diagnostic.to_string()));
+    let _ = write!(out, "<p>{label}:</p>");
+    let shown = list
+        .iter()
+        .take(limits.diagnostics)
+        .map(ExpectedDiagnostic::to_string);
+    capped_list(out, &format!("diagnostics {label}"), shown, list.len());
+}
+
+/// A list of the items shown (already cut to the page's limit), escaped, and a note
+/// counting those of `total` left out.
+fn capped_list(out: &mut String, class: &str, shown: impl Iterator<Item = String>, total: usize) {
+    let _ = write!(out, "<ul class=\"{class}\">");
+    let mut count = 0;
+    for text in shown {
+        let _ = write!(out, "<li>{}</li>", escape(&text));
+        count += 1;
     }
-    if list.len() > limits.diagnostics {
+    if total > count {
         let _ = write!(
             out,
             "<li class=\"note\">and {} more, not shown</li>",
-            list.len() - limits.diagnostics
+            total - count
         );
     }
     out.push_str("</ul>");
