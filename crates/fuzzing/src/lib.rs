@@ -535,6 +535,7 @@ fn check_tree(
             .collect(),
         value: None,
         omitted: report.omitted,
+        collect: report.collect,
     };
     let parsed = invariants::parse_for_pointers(&generated.bytes);
     invariants::locations(

@@ -215,6 +215,37 @@ impl Location {
     }
 }
 
+/// A diagnostic's message as a checker hands it over, turned into text only when a report
+/// keeps the diagnostic: a checker passes `format_args!(...)` (or a plain string), so a
+/// diagnostic that the report's bounds drop, or that a first-error check never reaches,
+/// costs no formatting.
+pub trait Message {
+    /// The message's text.
+    fn build(self) -> String;
+}
+
+impl Message for String {
+    fn build(self) -> String {
+        self
+    }
+}
+
+impl Message for &str {
+    fn build(self) -> String {
+        self.to_owned()
+    }
+}
+
+impl Message for fmt::Arguments<'_> {
+    fn build(self) -> String {
+        // A message without arguments is a static string and needs no formatting.
+        match self.as_str() {
+            Some(text) => text.to_owned(),
+            None => self.to_string(),
+        }
+    }
+}
+
 /// One finding of a validator.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Diagnostic {
@@ -306,6 +337,20 @@ pub struct Report {
     pub value: Option<serde_json::Value>,
     /// The diagnostics found but left out of [`Report::diagnostics`] by the bounds.
     pub omitted: Omitted,
+    /// Whether the check collects every diagnostic or stops at the first error.
+    pub collect: Collect,
+}
+
+/// How much a check collects.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Collect {
+    /// Every diagnostic, up to the report's bounds: what the suite compares.
+    #[default]
+    Every,
+    /// Up to the first error: the report then takes nothing more, and a checker that
+    /// asks [`Report::stopped`] stops walking. For an importer that needs the verdict
+    /// (and the first reason) only.
+    FirstError,
 }
 
 impl Report {
@@ -316,13 +361,28 @@ impl Report {
             diagnostics: Vec::new(),
             value: None,
             omitted: Omitted::default(),
+            collect: Collect::Every,
         }
+    }
+
+    /// An empty report for a format that stops at the first error ([`Collect::FirstError`]).
+    pub fn first_error(format: Format) -> Report {
+        Report {
+            collect: Collect::FirstError,
+            ..Report::new(format)
+        }
+    }
+
+    /// Whether the check may stop: the report stops at the first error and holds one
+    /// (kept or left out).
+    pub fn stopped(&self) -> bool {
+        self.collect == Collect::FirstError && self.verdict() == Verdict::Reject
     }
 
     /// Whether the report takes another diagnostic. Once one was left out none is taken,
     /// so the kept diagnostics are always the first ones found.
     pub fn has_room(&self) -> bool {
-        self.omitted.total() == 0 && has_room(&self.diagnostics)
+        self.omitted.total() == 0 && !self.stopped() && has_room(&self.diagnostics)
     }
 
     /// Adds a diagnostic when there is room; otherwise counts it as left out.

@@ -154,6 +154,39 @@ pub fn check(
     Ok(report)
 }
 
+/// Validates `input` as `format` up to its first error, for an importer that needs the
+/// verdict and not the whole list: the report's verdict is the one [`check`] gives, and it
+/// holds the diagnostics found up to and including the first error. The Soul Kit checker
+/// stops walking there and formats nothing after it; the other formats are checked whole
+/// and cut at the first error (their checkers have no early exit yet).
+pub fn first_error(
+    format: Format,
+    input: Input<'_>,
+    context: &Context,
+) -> Result<Report, Unsupported> {
+    let entry =
+        registry::entry(format).ok_or_else(|| Unsupported::operation(format, "validate"))?;
+    if let Some(run) = entry.validate_first_error {
+        return run(input, context);
+    }
+    let mut report = (entry.validate)(input, context)?;
+    report.cap(entry.truncated);
+    let verdict = report.verdict();
+    // Where the bounds left every error out of the kept diagnostics, the report stays as
+    // it is: its count of omitted errors is what rejects it.
+    if let Some(first) = report
+        .diagnostics
+        .iter()
+        .position(|diagnostic| diagnostic.severity == Severity::Error)
+    {
+        report.diagnostics.truncate(first + 1);
+        report.omitted = diagnostic::Omitted::default();
+    }
+    report.collect = diagnostic::Collect::FirstError;
+    debug_assert_eq!(report.verdict(), verdict);
+    Ok(report)
+}
+
 /// Guesses the format from a path's name (and, for a directory, what it holds), as the
 /// command line does when `--format` is not given; see [`registry::detect`].
 pub fn detect_format(path: &Path) -> Option<Format> {

@@ -31,6 +31,9 @@ pub struct Entry {
     pub detection: Detection,
     /// The `validate` entry point.
     pub validate: EntryPoint,
+    /// `validate` stopping at the first error (see [`crate::first_error`]), where the
+    /// format's checker can stop early; `None` where it always walks the whole input.
+    pub validate_first_error: Option<EntryPoint>,
     /// The operations besides `validate`.
     pub operations: &'static [Operation],
     /// The kinds of document the format's entry points take, the default first; empty when
@@ -166,6 +169,7 @@ pub static ENTRIES: &[Entry] = &[
             directory: None,
         },
         validate: soul_md::validate,
+        validate_first_error: None,
         operations: &[Operation {
             name: "fingerprint",
             run: soul_md::fingerprint,
@@ -189,6 +193,7 @@ pub static ENTRIES: &[Entry] = &[
             directory: None,
         },
         validate: soulacy::validate_package,
+        validate_first_error: None,
         operations: &[
             Operation {
                 name: "calendar-order",
@@ -219,6 +224,7 @@ pub static ENTRIES: &[Entry] = &[
             directory: Some(compose_bundle::is_bundle_directory),
         },
         validate: compose_bundle::validate,
+        validate_first_error: None,
         operations: &[
             Operation {
                 name: "fingerprint",
@@ -254,6 +260,7 @@ pub static ENTRIES: &[Entry] = &[
             directory: Some(skill_package::is_skill_directory),
         },
         validate: skill_package::validate,
+        validate_first_error: None,
         operations: &[],
         documents: &[
             DocumentKind {
@@ -283,6 +290,7 @@ pub static ENTRIES: &[Entry] = &[
             directory: None,
         },
         validate: soulacy::validate_sidecar,
+        validate_first_error: None,
         operations: &[],
         documents: &[DocumentKind {
             file_name: ".soulacy-package.json",
@@ -302,6 +310,7 @@ pub static ENTRIES: &[Entry] = &[
             directory: None,
         },
         validate: soul_kit::validate,
+        validate_first_error: Some(soul_kit::validate_first_error),
         operations: &[],
         documents: &[DocumentKind {
             file_name: "input.soulkit.json",

@@ -10,7 +10,7 @@
 use crate::diagnostic::rules::soul_kit as rule;
 use std::collections::HashSet;
 
-use crate::diagnostic::{Format, Report, RuleId, Span};
+use crate::diagnostic::{Collect, Format, Message, Report, RuleId, Span};
 use crate::json::walk::{optional, JsonRules, Repeats, UnknownMembers, Walker};
 use crate::json::{pointer_join, Limits, Node, ReadRules, Value};
 use crate::text;
@@ -72,7 +72,8 @@ const BEHAVIOR_FIELDS: &[&str] = &["explain", "disagree", "uncertainty", "mistak
 const ADAPTATION_FIELDS: &[&str] = &["everyday", "focused", "sensitive", "writing"];
 const EXAMPLE_FIELDS: &[&str] = &["situation", "user", "assistant", "note"];
 const SCOPES: &[&str] = &["conversation", "writing", "both"];
-const MARKERS: &[&str] = &["soulware:default", "soulware-kit:"];
+/// The reserved marker texts, found by the colon both hold.
+const MARKERS: text::Markers = text::Markers::new(&["soulware:default", "soulware-kit:"], b':');
 
 /// Character bounds of a string field and the rule enforcing them.
 struct Bounds {
@@ -97,12 +98,27 @@ pub fn validate(input: Input<'_>, context: &Context) -> Result<Report, Unsupport
     ))
 }
 
+/// Validates one Soul Kit document up to its first error (see
+/// [`crate::first_error`]); a tree is refused.
+pub fn validate_first_error(input: Input<'_>, context: &Context) -> Result<Report, Unsupported> {
+    Ok(check_collecting(
+        input.document_bytes(Format::SoulKit, "validate")?,
+        crate::profile(context),
+        Collect::FirstError,
+    ))
+}
+
 /// Checks one Soul Kit document in `profile`.
 pub fn check(source: &[u8], profile: Profile) -> Report {
-    let mut checker = Checker {
-        walker: Walker::new(source, &JSON_RULES, Format::SoulKit),
-        profile,
-    };
+    check_collecting(source, profile, Collect::Every)
+}
+
+/// Checks one Soul Kit document in `profile`, collecting every diagnostic or stopping at
+/// the first error.
+pub fn check_collecting(source: &[u8], profile: Profile, collect: Collect) -> Report {
+    let mut walker = Walker::new(source, &JSON_RULES, Format::SoulKit);
+    walker.report.collect = collect;
+    let mut checker = Checker { walker, profile };
     // The reader reports soul-kit.size.max, soul-kit.json.* and duplicate keys.
     if let Some(document) = checker.walker.read() {
         checker.root(&document.root);
@@ -116,8 +132,13 @@ struct Checker<'s> {
 }
 
 impl Checker<'_> {
-    fn at(&mut self, rule: RuleId, pointer: &str, span: Span, message: String) {
+    fn at(&mut self, rule: RuleId, pointer: &str, span: Span, message: impl Message) {
         self.walker.at(rule, pointer, span, message);
+    }
+
+    /// Whether a first-error check has found its error, so the walk can end.
+    fn stopped(&self) -> bool {
+        self.walker.report.stopped()
     }
 
     fn root(&mut self, root: &Node<'_>) {
@@ -127,11 +148,13 @@ impl Checker<'_> {
                 rule::ROOT_TYPE,
                 "",
                 root.span,
-                format!("a Soul Kit is a JSON object, not {}", root.value.kind()),
+                format_args!("a Soul Kit is a JSON object, not {}", root.value.kind()),
             );
             return;
         }
         self.closed_object(root, "", ROOT_FIELDS);
+        // A first-error check ends the walk at each section once it has its error; the
+        // scalar members are cheap and are checked as one section.
 
         // soul-kit.format.value (spec: format is exactly `soulware.soul-kit`).
         if let Some(node) = self.member(root, "format") {
@@ -140,7 +163,7 @@ impl Checker<'_> {
                     rule::FORMAT_VALUE,
                     "/format",
                     node.span,
-                    "format must be the string \"soulware.soul-kit\"".to_owned(),
+                    "format must be the string \"soulware.soul-kit\"",
                 );
             }
             self.string_rules(node, "/format");
@@ -152,21 +175,21 @@ impl Checker<'_> {
                     rule::FORMAT_VERSION_VALUE,
                     "/format_version",
                     node.span,
-                    "format_version must be the integer 1".to_owned(),
+                    "format_version must be the integer 1",
                 );
             }
         }
         // soul-kit.id.length and soul-kit.id.pattern (spec: 1-48 characters; lowercase
         // letters/digits separated by single hyphens).
         if let Some(node) = self.member(root, "id") {
-            if let Some(id) = self.string(node, "/id") {
-                let length = text::length(id);
+            if let Some((id, scan)) = self.string(node, "/id") {
+                let length = scan.length;
                 if !(1..=48).contains(&length) {
                     self.at(
                         rule::ID_LENGTH,
                         "/id",
                         node.span,
-                        format!("id is {length} characters; it must be 1 to 48"),
+                        format_args!("id is {length} characters; it must be 1 to 48"),
                     );
                 }
                 if !is_kit_id(id) {
@@ -174,7 +197,7 @@ impl Checker<'_> {
                         rule::ID_PATTERN,
                         "/id",
                         node.span,
-                        "id must be lowercase letters and digits in groups separated by single hyphens".to_owned(),
+                        "id must be lowercase letters and digits in groups separated by single hyphens",
                     );
                 }
             }
@@ -191,13 +214,13 @@ impl Checker<'_> {
         );
         // soul-kit.version.pattern (spec: numeric X.Y.Z, 1-4 digits per component).
         if let Some(node) = self.member(root, "version") {
-            if let Some(version) = self.string(node, "/version") {
+            if let Some((version, _)) = self.string(node, "/version") {
                 if !is_kit_version(version) {
                     self.at(
                         rule::VERSION_PATTERN,
                         "/version",
                         node.span,
-                        "version must be X.Y.Z with 1 to 4 ASCII digits in each part".to_owned(),
+                        "version must be X.Y.Z with 1 to 4 ASCII digits in each part",
                     );
                 }
             }
@@ -219,13 +242,19 @@ impl Checker<'_> {
                     rule::SCOPE_VALUE,
                     "/scope",
                     node.span,
-                    "scope must be \"conversation\", \"writing\" or \"both\"".to_owned(),
+                    "scope must be \"conversation\", \"writing\" or \"both\"",
                 );
             }
             self.string_rules(node, "/scope");
         }
+        if self.stopped() {
+            return;
+        }
         if let Some(voice) = self.member(root, "voice") {
             self.voice(voice);
+        }
+        if self.stopped() {
+            return;
         }
         if let Some(behavior) = self.member(root, "behavior") {
             self.text_object(
@@ -235,6 +264,9 @@ impl Checker<'_> {
                 rule::BEHAVIOR_LENGTH,
             );
         }
+        if self.stopped() {
+            return;
+        }
         if let Some(adaptations) = self.member(root, "adaptations") {
             self.text_object(
                 adaptations,
@@ -243,8 +275,14 @@ impl Checker<'_> {
                 rule::ADAPTATIONS_LENGTH,
             );
         }
+        if self.stopped() {
+            return;
+        }
         if let Some(examples) = self.member(root, "examples") {
             self.examples(examples);
+        }
+        if self.stopped() {
+            return;
         }
         if let Some(checks) = self.member(root, "checks") {
             self.text_array(
@@ -352,6 +390,9 @@ impl Checker<'_> {
             ("note", rule::EXAMPLES_NOTE_LENGTH, 400),
         ];
         for (index, example) in items.iter().enumerate() {
+            if self.stopped() {
+                return;
+            }
             let pointer = format!("/examples/{index}");
             if !self.object_type(example, &pointer) {
                 continue;
@@ -370,6 +411,9 @@ impl Checker<'_> {
         }
         self.closed_object(node, pointer, fields);
         for field in fields {
+            if self.stopped() {
+                return;
+            }
             self.text_member(
                 node,
                 pointer,
@@ -393,10 +437,13 @@ impl Checker<'_> {
         let mut seen: HashSet<&str> = HashSet::new();
         for member in node.as_object().unwrap_or_default() {
             let key: &str = &member.key;
+            if self.stopped() {
+                return;
+            }
             if fields.contains(&key) || !seen.insert(key) {
                 continue;
             }
-            self.text_rules(key, &pointer_join(pointer, key), member.key_span);
+            let _ = self.text_rules(key, &pointer_join(pointer, key), member.key_span);
         }
     }
 
@@ -410,11 +457,12 @@ impl Checker<'_> {
         self.walker.object(node, pointer).is_some()
     }
 
-    /// soul-kit.field.type for strings, then the rules every string obeys.
-    fn string<'n>(&mut self, node: &'n Node<'_>, pointer: &str) -> Option<&'n str> {
+    /// soul-kit.field.type for strings, then the rules every string obeys; the string and
+    /// what the scan for those rules found.
+    fn string<'n>(&mut self, node: &'n Node<'_>, pointer: &str) -> Option<(&'n str, text::Scan)> {
         let text = self.walker.string(node, pointer)?;
-        self.string_rules(node, pointer);
-        Some(text)
+        let scan = self.text_rules(text, pointer, node.span);
+        Some((text, scan))
     }
 
     /// An array of bounded strings.
@@ -423,6 +471,9 @@ impl Checker<'_> {
             return;
         };
         for (index, item) in items.iter().enumerate() {
+            if self.stopped() {
+                return;
+            }
             self.text(item, &format!("{pointer}/{index}"), bounds);
         }
     }
@@ -436,13 +487,17 @@ impl Checker<'_> {
     ) -> Option<&'n [Node<'a>]> {
         let items = self.walker.array(node, pointer)?;
         if !(count.min..=count.max).contains(&items.len()) {
-            let message = format!(
-                "{} entries; there must be {} to {}",
-                items.len(),
-                count.min,
-                count.max
+            self.at(
+                count.rule,
+                pointer,
+                node.span,
+                format_args!(
+                    "{} entries; there must be {} to {}",
+                    items.len(),
+                    count.min,
+                    count.max
+                ),
             );
-            self.at(count.rule, pointer, node.span, message);
         }
         Some(items)
     }
@@ -455,83 +510,94 @@ impl Checker<'_> {
 
     /// A string with a length rule.
     fn text(&mut self, node: &Node<'_>, pointer: &str, bounds: &Bounds) {
-        let Some(value) = self.string(node, pointer) else {
+        let Some(scan) = self.string(node, pointer).map(|(_, scan)| scan) else {
             return;
         };
-        let length = text::length(value);
+        let length = scan.length;
         if !(bounds.min..=bounds.max).contains(&length) {
-            let message = if bounds.min == 0 {
-                format!("{length} characters; at most {} allowed", bounds.max)
+            let (rule, span) = (bounds.rule, node.span);
+            if bounds.min == 0 {
+                let max = bounds.max;
+                self.at(
+                    rule,
+                    pointer,
+                    span,
+                    format_args!("{length} characters; at most {max} allowed"),
+                );
             } else {
-                format!(
-                    "{length} characters; it must be {} to {}",
-                    bounds.min, bounds.max
-                )
-            };
-            self.at(bounds.rule, pointer, node.span, message);
+                let (min, max) = (bounds.min, bounds.max);
+                self.at(
+                    rule,
+                    pointer,
+                    span,
+                    format_args!("{length} characters; it must be {min} to {max}"),
+                );
+            }
         }
     }
 
     /// The rules every string value obeys.
     fn string_rules(&mut self, node: &Node<'_>, pointer: &str) {
         if let Some(value) = node.as_str() {
-            self.text_rules(value, pointer, node.span);
+            let _ = self.text_rules(value, pointer, node.span);
         }
     }
 
     /// The rules every string obeys (spec: "Strings must contain visible content, may use
     /// newline or tab, and may not contain other ASCII control characters or
     /// `SOULWARE:DEFAULT` or `soulware-kit:` marker text in any letter case"), and in the
-    /// strict profile the suite's protective string rules.
-    fn text_rules(&mut self, value: &str, pointer: &str, span: Span) {
+    /// strict profile the suite's protective string rules. One pass over the string finds
+    /// what they all need (and its length, returned for the length rules).
+    fn text_rules(&mut self, value: &str, pointer: &str, span: Span) -> text::Scan {
         let strict = self.profile == Profile::Strict;
+        let scan = text::scan(value, &MARKERS);
         // soul-kit.string.visible
-        if !text::has_visible_content(value) {
+        if !scan.visible {
             self.at(
                 rule::STRING_VISIBLE,
                 pointer,
                 span,
-                "the string has no visible content".to_owned(),
+                "the string has no visible content",
             );
         }
         // soul-kit.string.control: ASCII controls other than newline and tab.
-        if text::has_forbidden_ascii_control(value) {
+        if scan.ascii_control {
             self.at(
                 rule::STRING_CONTROL,
                 pointer,
                 span,
-                "the string holds an ASCII control character other than newline or tab".to_owned(),
+                "the string holds an ASCII control character other than newline or tab",
             );
         }
         // soul-kit.string.c1-control (strict profile): the text allows C1 controls.
-        if strict && text::has_c1_control(value) {
+        if strict && scan.c1_control {
             self.at(
                 rule::STRING_C1_CONTROL,
                 pointer,
                 span,
-                "the string holds a C1 control character (U+0080 to U+009F)".to_owned(),
+                "the string holds a C1 control character (U+0080 to U+009F)",
             );
         }
         // soul-kit.string.marker: the marker in any ASCII letter case.
-        if text::contains_ascii_case_insensitive(value, MARKERS) {
+        if scan.marker {
             self.at(
                 rule::STRING_MARKER,
                 pointer,
                 span,
-                "the string holds reserved marker text (SOULWARE:DEFAULT or soulware-kit:)"
-                    .to_owned(),
+                "the string holds reserved marker text (SOULWARE:DEFAULT or soulware-kit:)",
             );
-        } else if strict && text::contains_folded(value, MARKERS) {
+        } else if strict && !value.is_ascii() && text::contains_folded(value, MARKERS.needles()) {
             // soul-kit.string.marker-lookalike (strict profile): a spelling of the marker
-            // that the text allows.
+            // that the text allows. ASCII text folds to itself, so only text of other
+            // scripts can hold one the scan did not find.
             self.at(
                 rule::STRING_MARKER_LOOKALIKE,
                 pointer,
                 span,
-                "the string holds a look-alike spelling of reserved marker text (SOULWARE:DEFAULT or soulware-kit:)"
-                    .to_owned(),
+                "the string holds a look-alike spelling of reserved marker text (SOULWARE:DEFAULT or soulware-kit:)",
             );
         }
+        scan
     }
 }
 
@@ -600,7 +666,7 @@ mod tests {
 
     #[test]
     fn strict_rules_apply_in_the_strict_profile_only() {
-        let summary = |rule: &'static str| vec![(rule, "/summary".to_owned())];
+        let summary = |rule: &'static str| vec![(rule, "/summary")];
         let c1 = kit_with_summary(r#""A calm voice.\u0085It explains.""#);
         assert_eq!(rules(&c1, Profile::Spec), []);
         assert_eq!(

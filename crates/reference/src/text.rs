@@ -72,6 +72,141 @@ pub fn contains_ascii_case_insensitive(text: &str, needles: &[&str]) -> bool {
     needles.iter().any(|needle| lower.contains(needle))
 }
 
+/// Marker texts a format reserves, searched with their ASCII letters in any case (what a
+/// spec's "in any letter case" says). Every needle is lowercase ASCII and holds the
+/// anchor, a byte that is not a letter: [`scan`] looks for the anchor, which is rare in
+/// prose, and compares the needles only around it, so no lowercase copy of the text is
+/// made and text without the anchor costs nothing more.
+#[derive(Debug, Clone, Copy)]
+pub struct Markers {
+    needles: &'static [&'static str],
+    anchor: u8,
+}
+
+impl Markers {
+    /// The needles and their anchor. Checked when the constant is built: a needle that is
+    /// not lowercase ASCII or lacks the anchor, or an anchor that is a letter or not ASCII,
+    /// is a compile-time error.
+    pub const fn new(needles: &'static [&'static str], anchor: u8) -> Markers {
+        assert!(anchor.is_ascii() && !anchor.is_ascii_alphabetic());
+        let mut index = 0;
+        while index < needles.len() {
+            let needle = needles[index].as_bytes();
+            let mut has_anchor = false;
+            let mut at = 0;
+            while at < needle.len() {
+                assert!(needle[at].is_ascii() && !needle[at].is_ascii_uppercase());
+                has_anchor |= needle[at] == anchor;
+                at += 1;
+            }
+            assert!(has_anchor);
+            index += 1;
+        }
+        Markers { needles, anchor }
+    }
+
+    /// The needles, lowercase.
+    pub fn needles(&self) -> &'static [&'static str] {
+        self.needles
+    }
+
+    /// Whether a needle matches `bytes` (in any ASCII letter case) with its first anchor
+    /// at `anchor_at`. Every occurrence of a needle holds its first anchor somewhere, so
+    /// trying each anchor of a text finds every occurrence.
+    fn match_at(&self, bytes: &[u8], anchor_at: usize) -> bool {
+        self.needles.iter().any(|needle| {
+            let needle = needle.as_bytes();
+            let offset = needle
+                .iter()
+                .position(|&byte| byte == self.anchor)
+                .unwrap_or_default();
+            anchor_at
+                .checked_sub(offset)
+                .and_then(|start| bytes.get(start..start + needle.len()))
+                .is_some_and(|window| window.eq_ignore_ascii_case(needle))
+        })
+    }
+}
+
+/// What one pass over a string finds for the rules every string of a format obeys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Scan {
+    /// Length in Unicode scalar values (see [`length`]).
+    pub length: usize,
+    /// Whether a visible character occurs (see [`has_visible_content`]).
+    pub visible: bool,
+    /// Whether an ASCII control other than tab and line feed occurs (see
+    /// [`has_forbidden_ascii_control`]).
+    pub ascii_control: bool,
+    /// Whether a C1 control occurs (see [`has_c1_control`]).
+    pub c1_control: bool,
+    /// Whether a marker occurs in any ASCII letter case (see
+    /// [`contains_ascii_case_insensitive`]).
+    pub marker: bool,
+}
+
+/// Bytes a [`scan`] step looks at together. Within a block every test is a plain fold
+/// without early exit, which the compiler turns into vector instructions; the rare
+/// findings (an anchor, a 0xC2 byte) are then looked at one by one.
+const BLOCK: usize = 32;
+
+/// Scans `text` once for its length, visible content, controls and `markers`.
+///
+/// The pass costs one look at each byte, plus a comparison of the needles at each anchor
+/// and one at each 0xC2 byte (a C1 control is 0xC2 and a byte from 0x80 to 0x9F). Only
+/// text without a visible ASCII character is decoded afterwards to look for visible
+/// characters of other scripts, and that stops at the first one.
+pub fn scan(text: &str, markers: &Markers) -> Scan {
+    let bytes = text.as_bytes();
+    let mut continuation = 0;
+    let mut visible_ascii = false;
+    let mut ascii_control = false;
+    let mut non_ascii = false;
+    let mut c1_control = false;
+    let mut marker = false;
+    for (block_index, block) in bytes.chunks(BLOCK).enumerate() {
+        let start = block_index * BLOCK;
+        let mut block_continuation = 0u8;
+        let (mut visible, mut control, mut high, mut anchor, mut lead_c2) =
+            (0u8, 0u8, 0u8, 0u8, 0u8);
+        for &byte in block {
+            // UTF-8 continuation bytes are 0x80 to 0xBF, which as signed bytes are the
+            // ones below -64; every other byte starts a character.
+            block_continuation += u8::from((byte as i8) < -64);
+            visible |= u8::from((0x21..=0x7E).contains(&byte));
+            control |= u8::from(is_forbidden_ascii_control(char::from(byte)));
+            high |= byte & 0x80;
+            anchor |= u8::from(byte == markers.anchor);
+            lead_c2 |= u8::from(byte == 0xC2);
+        }
+        continuation += usize::from(block_continuation);
+        visible_ascii |= visible != 0;
+        ascii_control |= control != 0;
+        non_ascii |= high != 0;
+        if anchor != 0 && !marker {
+            marker = block
+                .iter()
+                .enumerate()
+                .any(|(at, &byte)| byte == markers.anchor && markers.match_at(bytes, start + at));
+        }
+        if lead_c2 != 0 && !c1_control {
+            c1_control = block.iter().enumerate().any(|(at, &byte)| {
+                byte == 0xC2
+                    && bytes
+                        .get(start + at + 1)
+                        .is_some_and(|next| (0x80..=0x9F).contains(next))
+            });
+        }
+    }
+    Scan {
+        length: bytes.len() - continuation,
+        visible: visible_ascii || (non_ascii && has_visible_content(text)),
+        ascii_control,
+        c1_control,
+        marker,
+    }
+}
+
 /// Characters that show nothing and that a look-alike search skips: format characters
 /// (Cf: zero-width spaces and joiners, the soft hyphen, bidi controls, U+FEFF), the
 /// combining grapheme joiner, variation selectors and the Hangul fillers.
@@ -199,6 +334,51 @@ mod tests {
             "soulware_kit:",
         ] {
             assert!(!contains_folded(text, markers), "{text:?}");
+        }
+    }
+
+    /// The one-pass scan agrees with the separate predicates it replaces, on text around
+    /// every block boundary, with markers split across blocks, and on every character.
+    #[test]
+    fn scan_agrees_with_the_predicates() {
+        const MARKERS: Markers = Markers::new(&["soulware:default", "soulware-kit:"], b':');
+        let check = |text: &str| {
+            assert_eq!(
+                scan(text, &MARKERS),
+                Scan {
+                    length: length(text),
+                    visible: has_visible_content(text),
+                    ascii_control: has_forbidden_ascii_control(text),
+                    c1_control: has_c1_control(text),
+                    marker: contains_ascii_case_insensitive(text, MARKERS.needles()),
+                },
+                "{text:?}"
+            );
+        };
+        for pad in 0..=70 {
+            for piece in [
+                "SoulWare:Default",
+                "soulware-KIT:",
+                "soulware-kit",
+                ":default",
+                "soulware :default",
+                "\u{85}",
+                "\u{C2}",
+                "é\u{200B}",
+                "\u{3000}",
+                "\u{7F}",
+                "\t\n",
+                "\u{1}",
+                "",
+            ] {
+                check(&format!("{}{piece}", " ".repeat(pad)));
+                check(&format!("{}{piece}{}", "é".repeat(pad), "x".repeat(pad)));
+                check(&format!("{piece}{}", "\u{A0}".repeat(pad)));
+            }
+        }
+        for c in (0..=0x10FFFF).filter_map(char::from_u32).step_by(7) {
+            check(&format!("{c}"));
+            check(&format!("{c}:default{c}"));
         }
     }
 

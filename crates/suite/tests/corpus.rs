@@ -50,6 +50,7 @@ fn main() {
         trial(&fixture, "corpus/self-check", self_check),
         trial(&fixture, "corpus/every-rule-emitted", every_rule_emitted),
         trial(&fixture, "corpus/no-orphan-snapshots", no_orphan_snapshots),
+        trial(&fixture, "reference/first-error-agrees", first_error_agrees),
     ];
     for index in 0..fixture.corpus.cases.len() {
         let fixture = Arc::clone(&fixture);
@@ -172,6 +173,65 @@ fn no_orphan_snapshots(fixture: &Fixture) -> Result<(), Failed> {
             orphans.join("\n")
         )
         .into())
+    }
+}
+
+/// The reference's first-error entry point agrees with its full check on every `validate`
+/// case in both profiles: the same verdict, and the full report's diagnostics up to and
+/// including its first error, in order.
+fn first_error_agrees(fixture: &Fixture) -> Result<(), Failed> {
+    let mut problems = Vec::new();
+    for case in fixture
+        .corpus
+        .cases
+        .iter()
+        .filter(|case| case.operation == "validate")
+    {
+        let Ok(prepared) = prepare_input(case) else {
+            continue;
+        };
+        let input = match prepared.input() {
+            Input::Document { file_name, bytes } => soulcheck_reference::Input::Document {
+                name: file_name,
+                bytes,
+            },
+            Input::Tree { root } => soulcheck_reference::Input::Tree(root),
+            _ => continue,
+        };
+        for profile in Profile::ALL {
+            let context = profile_context(&case.context, profile);
+            let (Ok(full), Ok(first)) = (
+                soulcheck_reference::check(case.format, "validate", input, &context),
+                soulcheck_reference::first_error(case.format, input, &context),
+            ) else {
+                problems.push(format!("{} ({profile:?}): refused", case.name()));
+                continue;
+            };
+            let upto = full
+                .diagnostics
+                .iter()
+                .position(|diagnostic| diagnostic.severity == soulcheck_reference::Severity::Error)
+                .map_or(full.diagnostics.len(), |first| first + 1);
+            if first.verdict() != full.verdict() {
+                problems.push(format!(
+                    "{} ({profile:?}): first-error verdict {:?}, full verdict {:?}",
+                    case.name(),
+                    first.verdict(),
+                    full.verdict()
+                ));
+            } else if full.omitted.errors == 0 && first.diagnostics != full.diagnostics[..upto] {
+                problems.push(format!(
+                    "{} ({profile:?}): first-error diagnostics {:?}, expected the full report's first {upto}",
+                    case.name(),
+                    first.diagnostics.iter().map(|d| d.rule.id).collect::<Vec<_>>()
+                ));
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n").into())
     }
 }
 

@@ -17,7 +17,7 @@
 
 use std::collections::HashSet;
 
-use crate::diagnostic::{Diagnostic, Format, LineIndex, Location, Report, RuleId, Span};
+use crate::diagnostic::{Diagnostic, Format, LineIndex, Location, Message, Report, RuleId, Span};
 use crate::json::{self, pointer_join, Document, Limits, Member, Node, ReadRules, Value};
 
 /// How a format reads its JSON documents and which of its rules the walk reports.
@@ -123,12 +123,12 @@ impl<'s> Walker<'s> {
 
     /// Reports a diagnostic located by a JSON pointer into the document, with the span to
     /// underline.
-    pub fn at(&mut self, rule: RuleId, pointer: &str, span: Span, message: impl Into<String>) {
+    pub fn at(&mut self, rule: RuleId, pointer: &str, span: Span, message: impl Message) {
         self.diagnose(rule, pointer, Some(span), message);
     }
 
     /// Reports a diagnostic located by a JSON pointer alone, with nothing to underline.
-    pub fn at_pointer(&mut self, rule: RuleId, pointer: &str, message: impl Into<String>) {
+    pub fn at_pointer(&mut self, rule: RuleId, pointer: &str, message: impl Message) {
         self.diagnose(rule, pointer, None, message);
     }
 
@@ -138,7 +138,7 @@ impl<'s> Walker<'s> {
         rule: RuleId,
         pointer: &str,
         span: Option<Span>,
-        message: impl Into<String>,
+        message: impl Message,
     ) {
         if !self.report.has_room() {
             self.report.omit(rule.severity, 1);
@@ -149,7 +149,7 @@ impl<'s> Walker<'s> {
             position: None,
             span,
         };
-        self.push(Diagnostic::new(rule, location, message));
+        self.push(Diagnostic::new(rule, location, message.build()));
     }
 
     /// Adds a diagnostic located in the document to the report, moved into the tree's
