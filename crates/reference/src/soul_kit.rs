@@ -666,7 +666,7 @@ mod tests {
 
     #[test]
     fn strict_rules_apply_in_the_strict_profile_only() {
-        let summary = |rule: &'static str| vec![(rule, "/summary")];
+        let summary = |rule: &'static str| vec![(rule, "/summary".to_owned())];
         let c1 = kit_with_summary(r#""A calm voice.\u0085It explains.""#);
         assert_eq!(rules(&c1, Profile::Spec), []);
         assert_eq!(

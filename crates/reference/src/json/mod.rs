@@ -372,6 +372,7 @@ pub fn read(input: &[u8], limits: Limits) -> Result<Document<'_>, ReadError> {
     let mut reader = Reader {
         text,
         jiter: Jiter::new(input),
+        base: 0,
         limits,
         duplicates: Vec::new(),
         path: Vec::new(),
@@ -381,7 +382,7 @@ pub fn read(input: &[u8], limits: Limits) -> Result<Document<'_>, ReadError> {
     reader
         .jiter
         .finish()
-        .map_err(|error| to_error(text, error))?;
+        .map_err(|error| to_error(text, reader.base, error))?;
     Ok(Document {
         root,
         duplicates: reader.duplicates,
@@ -391,7 +392,11 @@ pub fn read(input: &[u8], limits: Limits) -> Result<Document<'_>, ReadError> {
 
 struct Reader<'a> {
     text: &'a str,
+    /// The parser, over the input from `base` on: after a string read by
+    /// [`Reader::string`] without it, a new parser starts after the string.
     jiter: Jiter<'a>,
+    /// Where in the input the parser's data starts.
+    base: usize,
     limits: Limits,
     duplicates: Vec<DuplicateKey>,
     /// The way from the root to the value being read, each step with its place in
@@ -412,9 +417,9 @@ enum Step<'a> {
     Key(Cow<'a, str>),
 }
 
-/// Classifies a parser error.
-fn to_error(text: &str, error: JiterError) -> ReadError {
-    let offset = error.index.min(text.len());
+/// Classifies a parser error; `base` is where in the input the parser's data starts.
+fn to_error(text: &str, base: usize, error: JiterError) -> ReadError {
+    let offset = (base + error.index).min(text.len());
     if let JiterErrorType::JsonError(
         JsonErrorType::LoneLeadingSurrogateInHexEscape | JsonErrorType::UnexpectedEndOfHexEscape,
     ) = error.error_type
@@ -494,22 +499,115 @@ fn intern<'a>(text: &'a str, produced: &[u8]) -> Cow<'a, str> {
     Cow::Owned(String::from_utf8_lossy(produced).into_owned())
 }
 
+/// Reads the JSON string whose opening quote is at `start` in `text`: its value (borrowed
+/// when it has no escapes) and the offset just past its closing quote. One pass: runs of
+/// plain text are found with a vectorized search for the next quote or backslash and
+/// checked for control characters, escapes are decoded one by one (escaped text is often
+/// dense with them). `None` for a string JSON does not allow, which this function does
+/// not explain: the caller has the parser read it and report why.
+fn read_string(text: &str, start: usize) -> Option<(Cow<'_, str>, usize)> {
+    let bytes = text.as_bytes();
+    let mut decoded: Option<String> = None;
+    // The text from `copied` to the next escape or the closing quote goes into `decoded`
+    // as it is.
+    let mut copied = start + 1;
+    let mut at = start + 1;
+    loop {
+        if bytes.get(at) != Some(&b'\\') {
+            let found = at + memchr::memchr2(b'"', b'\\', bytes.get(at..)?)?;
+            let run = bytes.get(at..found)?;
+            if run
+                .iter()
+                .fold(false, |control, &byte| control | (byte < 0x20))
+            {
+                return None;
+            }
+            at = found;
+            if bytes[at] == b'"' {
+                let value = match decoded {
+                    None => Cow::Borrowed(text.get(start + 1..at)?),
+                    Some(mut value) => {
+                        value.push_str(text.get(copied..at)?);
+                        Cow::Owned(value)
+                    }
+                };
+                return Some((value, at + 1));
+            }
+        }
+        let value = decoded.get_or_insert_with(|| String::with_capacity(text.len().min(4096)));
+        value.push_str(text.get(copied..at)?);
+        let (character, length) = escape(bytes, at)?;
+        value.push(character);
+        at += length;
+        copied = at;
+    }
+}
+
+/// The character the escape at `at` (its backslash) stands for and the escape's length in
+/// bytes; `None` for an escape JSON does not allow, including an unpaired surrogate.
+fn escape(bytes: &[u8], at: usize) -> Option<(char, usize)> {
+    Some(match *bytes.get(at + 1)? {
+        b'"' => ('"', 2),
+        b'\\' => ('\\', 2),
+        b'/' => ('/', 2),
+        b'b' => ('\u{8}', 2),
+        b'f' => ('\u{C}', 2),
+        b'n' => ('\n', 2),
+        b'r' => ('\r', 2),
+        b't' => ('\t', 2),
+        b'u' => {
+            let unit = hex_unit(bytes.get(at + 2..)?)?;
+            if (0xD800..0xDC00).contains(&unit) {
+                // A high surrogate stands for a character only with a low one after it.
+                if bytes.get(at + 6..at + 8)? != b"\\u" {
+                    return None;
+                }
+                let low = hex_unit(bytes.get(at + 8..)?)?;
+                if !(0xDC00..0xE000).contains(&low) {
+                    return None;
+                }
+                let scalar = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                (char::from_u32(scalar)?, 12)
+            } else {
+                // A lone low surrogate is no character: `from_u32` refuses it.
+                (char::from_u32(unit)?, 6)
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// The code unit of the four hexadecimal digits `bytes` starts with.
+fn hex_unit(bytes: &[u8]) -> Option<u32> {
+    bytes.get(..4)?.iter().try_fold(0, |unit, &byte| {
+        let digit = match byte {
+            b'0'..=b'9' => byte - b'0',
+            b'a'..=b'f' => byte - b'a' + 10,
+            b'A'..=b'F' => byte - b'A' + 10,
+            _ => return None,
+        };
+        Some(unit << 4 | u32::from(digit))
+    })
+}
+
 impl<'a> Reader<'a> {
     fn value(&mut self, depth: usize) -> Result<Node<'a>, ReadError> {
-        let text = self.text;
-        let peek = self.jiter.peek().map_err(|error| to_error(text, error))?;
-        let start = self.jiter.current_index();
+        let peek = self
+            .jiter
+            .peek()
+            .map_err(|error| to_error(self.text, self.base, error))?;
+        let start = self.index();
         let value = match peek {
             Peek::Null => {
                 self.jiter
                     .known_null()
-                    .map_err(|error| to_error(text, error))?;
+                    .map_err(|error| to_error(self.text, self.base, error))?;
                 Value::Null
             }
             Peek::True | Peek::False => Value::Bool(
                 self.jiter
                     .known_bool(peek)
-                    .map_err(|error| to_error(text, error))?,
+                    .map_err(|error| to_error(self.text, self.base, error))?,
             ),
             Peek::String => self.string(start)?,
             Peek::Array | Peek::Object if depth > self.limits.max_depth => {
@@ -523,7 +621,7 @@ impl<'a> Reader<'a> {
                 let mut more = self
                     .jiter
                     .known_array()
-                    .map_err(|error| to_error(text, error))?;
+                    .map_err(|error| to_error(self.text, self.base, error))?;
                 while more.is_some() {
                     self.path.push((Step::Index(items.len()), None));
                     let item = self.value(depth + 1);
@@ -532,16 +630,16 @@ impl<'a> Reader<'a> {
                     more = self
                         .jiter
                         .array_step()
-                        .map_err(|error| to_error(text, error))?;
+                        .map_err(|error| to_error(self.text, self.base, error))?;
                 }
                 Value::Array(items)
             }
             Peek::Object => self.object(depth)?,
             peek if peek.is_num() => {
                 if let Err(error) = self.jiter.known_number_bytes(peek) {
-                    return Err(to_error(text, error));
+                    return Err(to_error(self.text, self.base, error));
                 }
-                Value::Number(&self.text[start..self.jiter.current_index()])
+                Value::Number(&self.text[start..self.index()])
             }
             _ => {
                 return Err(ReadError::Syntax {
@@ -551,52 +649,44 @@ impl<'a> Reader<'a> {
             }
         };
         Ok(Node {
-            span: Span::new(start..self.jiter.current_index()),
+            span: Span::new(start..self.index()),
             value,
         })
     }
 
-    /// Reads the string starting at `start` (its opening quote). The whole input has
-    /// already been checked as UTF-8, so the parser is asked to check it again only where
-    /// that is cheap:
-    /// - a string without escapes is its raw text: the parser checks its syntax and hands
-    ///   the raw bytes back, and the string borrows them from the input;
-    /// - a string with escapes and ASCII raw text is decoded by the parser, which skips
-    ///   the UTF-8 check of an ASCII result;
-    /// - a string with escapes and non-ASCII raw text is checked by the parser (syntax
-    ///   and escapes) and decoded by serde_json, which does not check the UTF-8 of text it
-    ///   gets as a `str`.
-    ///
-    /// Only the text up to the first quote is looked at to choose (the closing quote, or
-    /// an escaped one): the result is the same whichever way is taken.
+    /// Reads the string starting at `start` (its opening quote) in one pass, decoding its
+    /// escapes as it goes (see [`read_string`]); the whole input was checked as UTF-8
+    /// already, so the text is neither checked again nor copied twice. The parser then
+    /// goes on after the string. A string that pass does not take (a raw control
+    /// character, a bad escape, an unpaired surrogate, no closing quote) is read by the
+    /// parser instead, which reports the error as it does everywhere else.
     fn string(&mut self, start: usize) -> Result<Value<'a>, ReadError> {
         let text = self.text;
-        let rest = text.get(start + 1..).unwrap_or_default();
-        let prefix = rest.find('"').and_then(|quote| rest.get(..quote));
-        let (escaped, ascii) = match prefix {
-            Some(prefix) => (prefix.contains('\\'), prefix.is_ascii()),
-            None => (true, true),
-        };
-        if escaped && ascii {
-            return match self.jiter.known_str() {
-                Ok(decoded) => Ok(Value::String(Cow::Owned(decoded.to_owned()))),
-                Err(error) => Err(to_error(text, error)),
-            };
+        if let Some((value, end)) = read_string(text, start) {
+            self.restart_at(end);
+            return Ok(Value::String(value));
         }
-        let raw = match self.jiter.known_bytes() {
-            Ok(raw) => raw,
-            Err(error) => return Err(to_error(text, error)),
-        };
-        if !escaped {
-            return Ok(Value::String(intern(text, raw)));
-        }
-        let literal = text.get(start..start + raw.len() + 2).unwrap_or_default();
-        serde_json::from_str::<String>(literal)
-            .map(|decoded| Value::String(Cow::Owned(decoded)))
-            .map_err(|error| ReadError::Syntax {
+        match self.jiter.known_bytes() {
+            // Unreachable in practice: the parser accepted what the pass refused.
+            Ok(_) => Err(ReadError::Syntax {
                 offset: start,
-                message: error.to_string(),
-            })
+                message: "a string the reader could not decode".to_owned(),
+            }),
+            Err(error) => Err(to_error(text, self.base, error)),
+        }
+    }
+
+    /// The parser's position in the input.
+    fn index(&self) -> usize {
+        self.base + self.jiter.current_index()
+    }
+
+    /// Starts a new parser at `at` in the input, keeping the old one's buffer.
+    fn restart_at(&mut self, at: usize) {
+        let tape = std::mem::replace(&mut self.jiter, Jiter::new(&[])).into_tape();
+        let rest = self.text.as_bytes().get(at..).unwrap_or_default();
+        self.jiter = Jiter::with_tape(rest, tape);
+        self.base = at;
     }
 
     fn object(&mut self, depth: usize) -> Result<Value<'a>, ReadError> {
@@ -607,11 +697,11 @@ impl<'a> Reader<'a> {
         // index keeps duplicate detection linear, so a flat object with a million
         // members cannot make the read quadratic.
         let mut index: HashMap<Cow<'a, str>, usize> = HashMap::new();
-        let mut key_start = self.jiter.current_index();
+        let mut key_start = self.index();
         let mut key = self
             .jiter
             .known_object()
-            .map_err(|error| to_error(text, error))?
+            .map_err(|error| to_error(self.text, self.base, error))?
             .map(|key| intern(text, key.as_bytes()));
         while let Some(name) = key {
             let key_span = self.key_span(key_start, &name);
@@ -644,11 +734,11 @@ impl<'a> Reader<'a> {
                 key_span,
                 value: value?,
             });
-            key_start = self.jiter.current_index();
+            key_start = self.index();
             key = self
                 .jiter
                 .next_key()
-                .map_err(|error| to_error(text, error))?
+                .map_err(|error| to_error(self.text, self.base, error))?
                 .map(|key| intern(text, key.as_bytes()));
         }
         Ok(Value::Object(members))
@@ -691,7 +781,7 @@ impl<'a> Reader<'a> {
             return Span::new(offset - 1..offset + name.len() + 1);
         }
         let bytes = self.text.as_bytes();
-        let here = self.jiter.current_index().min(bytes.len());
+        let here = self.index().min(bytes.len());
         let start = bytes[from..here]
             .iter()
             .position(|&b| b == b'"')
@@ -879,6 +969,36 @@ mod tests {
         );
         assert_eq!(document.pointer(&document.duplicates[1000]), "/b/c");
         assert_eq!(document.pointer(&document.duplicates[1001]), "/b");
+    }
+
+    /// Escaped strings decode as serde_json decodes them.
+    #[test]
+    fn escapes_decode_as_serde_json_does() {
+        for literal in [
+            r#""plain""#,
+            r#""a\"b\\c\/d\be\ff\ng\rh\ti""#,
+            r#""\u0041\u00e9\u20AC\ud83d\ude00 end""#,
+            r#""caf\u00e9 é \n ü""#,
+            r#""\u0000\u001f\u007f\u0085""#,
+            r#""\uD834\uDD1E\"""#,
+            r#""é\\""#,
+        ] {
+            let document = read(literal.as_bytes(), LIMITS).expect("valid");
+            let expected: String = serde_json::from_str(literal).expect("serde_json reads it");
+            assert_eq!(document.root.as_str(), Some(expected.as_str()), "{literal}");
+        }
+        for refused in [
+            r#""\uDC00""#,
+            r#""\uD800\u0041""#,
+            r#""\uD800""#,
+            r#""\x""#,
+            r#""\u12G4""#,
+            "\"tab\tin\"",
+            r#""no end"#,
+            r#""end\""#,
+        ] {
+            assert_eq!(read_string(refused, 0), None, "{refused}");
+        }
     }
 
     #[test]
