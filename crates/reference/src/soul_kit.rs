@@ -8,7 +8,6 @@
 //! spellings of the markers), which the spec's text allows.
 
 use crate::diagnostic::rules::soul_kit as rule;
-use std::collections::HashSet;
 
 use crate::diagnostic::{Collect, Format, Message, Report, RuleId, Span};
 use crate::json::walk::{optional, JsonRules, Repeats, UnknownMembers, Walker};
@@ -434,13 +433,12 @@ impl Checker<'_> {
         self.walker
             .closed_object(node, pointer, fields, rule::FIELD_REQUIRED);
         // Like the unknown-key check, only the first occurrence of a key.
-        let mut seen: HashSet<&str> = HashSet::new();
         for member in node.as_object().unwrap_or_default() {
             let key: &str = &member.key;
             if self.stopped() {
                 return;
             }
-            if fields.contains(&key) || !seen.insert(key) {
+            if member.repeated || fields.contains(&key) {
                 continue;
             }
             let _ = self.text_rules(key, &pointer_join(pointer, key), member.key_span);

@@ -286,6 +286,10 @@ pub struct Member<'a> {
     pub key_span: Span,
     /// The value.
     pub value: Node<'a>,
+    /// Whether an earlier member of the same object has the same key (a duplicate, which
+    /// the reader has recorded): checks that look at the first occurrence of a key only
+    /// skip it without hashing the keys again.
+    pub repeated: bool,
 }
 
 impl Value<'_> {
@@ -513,34 +517,54 @@ fn read_string(text: &str, start: usize) -> Option<(Cow<'_, str>, usize)> {
     let mut copied = start + 1;
     let mut at = start + 1;
     loop {
-        if bytes.get(at) != Some(&b'\\') {
-            let found = at + memchr::memchr2(b'"', b'\\', bytes.get(at..)?)?;
-            let run = bytes.get(at..found)?;
-            if run
-                .iter()
-                .fold(false, |control, &byte| control | (byte < 0x20))
-            {
-                return None;
-            }
-            at = found;
-            if bytes[at] == b'"' {
-                let value = match decoded {
-                    None => Cow::Borrowed(text.get(start + 1..at)?),
-                    Some(mut value) => {
-                        value.push_str(text.get(copied..at)?);
-                        Cow::Owned(value)
-                    }
-                };
-                return Some((value, at + 1));
-            }
+        at = run_end(bytes, at)?;
+        if bytes[at] == b'"' {
+            let value = match decoded {
+                None => Cow::Borrowed(text.get(start + 1..at)?),
+                Some(mut value) => {
+                    value.push_str(text.get(copied..at)?);
+                    Cow::Owned(value)
+                }
+            };
+            return Some((value, at + 1));
         }
         let value = decoded.get_or_insert_with(|| String::with_capacity(text.len().min(4096)));
-        value.push_str(text.get(copied..at)?);
+        if copied < at {
+            value.push_str(text.get(copied..at)?);
+        }
         let (character, length) = escape(bytes, at)?;
         value.push(character);
         at += length;
         copied = at;
     }
+}
+
+/// Bytes of a run of plain string text looked at one by one before the rest of the run is
+/// searched with vector instructions: escaped text is dense with escapes, and a search
+/// call costs more than a few byte compares.
+const SHORT_RUN: usize = 16;
+
+/// Where the run of plain string text from `at` ends: the offset of the next quote or
+/// backslash; `None` when a control character comes first or the text ends.
+#[inline(always)]
+fn run_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let short = bytes.len().min(at + SHORT_RUN);
+    for (offset, &byte) in bytes.get(at..short)?.iter().enumerate() {
+        match byte {
+            b'"' | b'\\' => return Some(at + offset),
+            0..=0x1F => return None,
+            _ => {}
+        }
+    }
+    let found = short + memchr::memchr2(b'"', b'\\', bytes.get(short..)?)?;
+    let run = bytes.get(short..found)?;
+    if run
+        .iter()
+        .fold(false, |control, &byte| control | (byte < 0x20))
+    {
+        return None;
+    }
+    Some(found)
 }
 
 /// The character the escape at `at` (its backslash) stands for and the escape's length in
@@ -578,6 +602,7 @@ fn escape(bytes: &[u8], at: usize) -> Option<(char, usize)> {
 }
 
 /// The code unit of the four hexadecimal digits `bytes` starts with.
+#[inline]
 fn hex_unit(bytes: &[u8]) -> Option<u32> {
     bytes.get(..4)?.iter().try_fold(0, |unit, &byte| {
         let digit = match byte {
@@ -696,7 +721,10 @@ impl<'a> Reader<'a> {
         // valid document here) are searched directly; past `INDEXED_FROM` members a hash
         // index keeps duplicate detection linear, so a flat object with a million
         // members cannot make the read quadratic.
-        let mut index: HashMap<Cow<'a, str>, usize> = HashMap::new();
+        // foldhash, seeded at random per process, hashes a long key several times faster
+        // than the standard library's SipHash and keeps colliding keys hard to craft.
+        let mut index: HashMap<Cow<'a, str>, usize, foldhash::fast::RandomState> =
+            HashMap::default();
         let mut key_start = self.index();
         let mut key = self
             .jiter
@@ -733,6 +761,7 @@ impl<'a> Reader<'a> {
                 key: name,
                 key_span,
                 value: value?,
+                repeated: first.is_some(),
             });
             key_start = self.index();
             key = self

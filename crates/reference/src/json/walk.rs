@@ -15,8 +15,6 @@
 //! The walk keeps the report's bounds (see [`crate::diagnostic`]): it asks for room before
 //! it builds a pointer, a location or a duplicate's pointer, and counts what it leaves out.
 
-use std::collections::HashSet;
-
 use crate::diagnostic::{Diagnostic, Format, LineIndex, Location, Message, Report, RuleId, Span};
 use crate::json::{self, pointer_join, Document, Limits, Member, Node, ReadRules, Value};
 
@@ -310,13 +308,10 @@ impl<'s> Walker<'s> {
         let Some(unknown) = self.rules.unknown else {
             return;
         };
-        // Keys met so far, kept only when a repeat is reported once, so a repeat is found
-        // without comparing every earlier member.
-        let mut seen: HashSet<&str> = HashSet::new();
         for member in object.as_object().unwrap_or_default() {
-            let repeated =
-                unknown.repeats == Repeats::FirstOnly && !seen.insert(member.key.as_ref());
-            if repeated || known(&member.key) {
+            // The reader marks the repeats of a key, so reporting only its first
+            // occurrence needs no search.
+            if (unknown.repeats == Repeats::FirstOnly && member.repeated) || known(&member.key) {
                 continue;
             }
             if !self.report.has_room() {
