@@ -125,6 +125,29 @@ pub fn check_collecting(source: &[u8], profile: Profile, collect: Collect) -> Re
     checker.walker.report
 }
 
+/// Where a string sits: a JSON pointer, built only when a diagnostic needs it (a valid
+/// kit has a hundred strings and no diagnostic).
+#[derive(Debug, Clone, Copy)]
+enum Place<'p> {
+    /// At this pointer.
+    At(&'p str),
+    /// The member named by the key, of the object at the pointer.
+    Member(&'p str, &'p str),
+    /// The item at the index, of the array at the pointer.
+    Item(&'p str, usize),
+}
+
+impl Place<'_> {
+    /// The pointer.
+    fn render(self) -> String {
+        match self {
+            Place::At(pointer) => pointer.to_owned(),
+            Place::Member(object, key) => pointer_join(object, key),
+            Place::Item(array, index) => format!("{array}/{index}"),
+        }
+    }
+}
+
 struct Checker<'s> {
     walker: Walker<'s>,
     profile: Profile,
@@ -165,7 +188,7 @@ impl Checker<'_> {
                     "format must be the string \"soulware.soul-kit\"",
                 );
             }
-            self.string_rules(node, "/format");
+            self.string_rules(node, Place::At("/format"));
         }
         // soul-kit.format-version.value (spec: format_version is integer 1).
         if let Some(node) = self.member(root, "format_version") {
@@ -181,7 +204,7 @@ impl Checker<'_> {
         // soul-kit.id.length and soul-kit.id.pattern (spec: 1-48 characters; lowercase
         // letters/digits separated by single hyphens).
         if let Some(node) = self.member(root, "id") {
-            if let Some((id, scan)) = self.string(node, "/id") {
+            if let Some((id, scan)) = self.string(node, Place::At("/id")) {
                 let length = scan.length;
                 if !(1..=48).contains(&length) {
                     self.at(
@@ -213,7 +236,7 @@ impl Checker<'_> {
         );
         // soul-kit.version.pattern (spec: numeric X.Y.Z, 1-4 digits per component).
         if let Some(node) = self.member(root, "version") {
-            if let Some((version, _)) = self.string(node, "/version") {
+            if let Some((version, _)) = self.string(node, Place::At("/version")) {
                 if !is_kit_version(version) {
                     self.at(
                         rule::VERSION_PATTERN,
@@ -244,7 +267,7 @@ impl Checker<'_> {
                     "scope must be \"conversation\", \"writing\" or \"both\"",
                 );
             }
-            self.string_rules(node, "/scope");
+            self.string_rules(node, Place::At("/scope"));
         }
         if self.stopped() {
             return;
@@ -441,7 +464,7 @@ impl Checker<'_> {
             if member.repeated || fields.contains(&key) {
                 continue;
             }
-            let _ = self.text_rules(key, &pointer_join(pointer, key), member.key_span);
+            let _ = self.text_rules(key, Place::Member(pointer, key), member.key_span);
         }
     }
 
@@ -457,8 +480,16 @@ impl Checker<'_> {
 
     /// soul-kit.field.type for strings, then the rules every string obeys; the string and
     /// what the scan for those rules found.
-    fn string<'n>(&mut self, node: &'n Node<'_>, pointer: &str) -> Option<(&'n str, text::Scan)> {
-        let text = self.walker.string(node, pointer)?;
+    fn string<'n>(
+        &mut self,
+        node: &'n Node<'_>,
+        pointer: Place<'_>,
+    ) -> Option<(&'n str, text::Scan)> {
+        let Some(text) = node.as_str() else {
+            // The type error, with the pointer built for it.
+            self.walker.string(node, &pointer.render());
+            return None;
+        };
         let scan = self.text_rules(text, pointer, node.span);
         Some((text, scan))
     }
@@ -472,7 +503,7 @@ impl Checker<'_> {
             if self.stopped() {
                 return;
             }
-            self.text(item, &format!("{pointer}/{index}"), bounds);
+            self.text(item, Place::Item(pointer, index), bounds);
         }
     }
 
@@ -502,12 +533,12 @@ impl Checker<'_> {
 
     fn text_member(&mut self, object: &Node<'_>, pointer: &str, field: &str, bounds: &Bounds) {
         if let Some(node) = self.member(object, field) {
-            self.text(node, &pointer_join(pointer, field), bounds);
+            self.text(node, Place::Member(pointer, field), bounds);
         }
     }
 
     /// A string with a length rule.
-    fn text(&mut self, node: &Node<'_>, pointer: &str, bounds: &Bounds) {
+    fn text(&mut self, node: &Node<'_>, pointer: Place<'_>, bounds: &Bounds) {
         let Some(scan) = self.string(node, pointer).map(|(_, scan)| scan) else {
             return;
         };
@@ -518,7 +549,7 @@ impl Checker<'_> {
                 let max = bounds.max;
                 self.at(
                     rule,
-                    pointer,
+                    &pointer.render(),
                     span,
                     format_args!("{length} characters; at most {max} allowed"),
                 );
@@ -526,7 +557,7 @@ impl Checker<'_> {
                 let (min, max) = (bounds.min, bounds.max);
                 self.at(
                     rule,
-                    pointer,
+                    &pointer.render(),
                     span,
                     format_args!("{length} characters; it must be {min} to {max}"),
                 );
@@ -535,7 +566,7 @@ impl Checker<'_> {
     }
 
     /// The rules every string value obeys.
-    fn string_rules(&mut self, node: &Node<'_>, pointer: &str) {
+    fn string_rules(&mut self, node: &Node<'_>, pointer: Place<'_>) {
         if let Some(value) = node.as_str() {
             let _ = self.text_rules(value, pointer, node.span);
         }
@@ -546,14 +577,14 @@ impl Checker<'_> {
     /// `SOULWARE:DEFAULT` or `soulware-kit:` marker text in any letter case"), and in the
     /// strict profile the suite's protective string rules. One pass over the string finds
     /// what they all need (and its length, returned for the length rules).
-    fn text_rules(&mut self, value: &str, pointer: &str, span: Span) -> text::Scan {
+    fn text_rules(&mut self, value: &str, pointer: Place<'_>, span: Span) -> text::Scan {
         let strict = self.profile == Profile::Strict;
         let scan = text::scan(value, &MARKERS);
         // soul-kit.string.visible
         if !scan.visible {
             self.at(
                 rule::STRING_VISIBLE,
-                pointer,
+                &pointer.render(),
                 span,
                 "the string has no visible content",
             );
@@ -562,7 +593,7 @@ impl Checker<'_> {
         if scan.ascii_control {
             self.at(
                 rule::STRING_CONTROL,
-                pointer,
+                &pointer.render(),
                 span,
                 "the string holds an ASCII control character other than newline or tab",
             );
@@ -571,7 +602,7 @@ impl Checker<'_> {
         if strict && scan.c1_control {
             self.at(
                 rule::STRING_C1_CONTROL,
-                pointer,
+                &pointer.render(),
                 span,
                 "the string holds a C1 control character (U+0080 to U+009F)",
             );
@@ -580,7 +611,7 @@ impl Checker<'_> {
         if scan.marker {
             self.at(
                 rule::STRING_MARKER,
-                pointer,
+                &pointer.render(),
                 span,
                 "the string holds reserved marker text (SOULWARE:DEFAULT or soulware-kit:)",
             );
@@ -590,7 +621,7 @@ impl Checker<'_> {
             // scripts can hold one the scan did not find.
             self.at(
                 rule::STRING_MARKER_LOOKALIKE,
-                pointer,
+                &pointer.render(),
                 span,
                 "the string holds a look-alike spelling of reserved marker text (SOULWARE:DEFAULT or soulware-kit:)",
             );

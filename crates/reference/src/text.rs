@@ -176,18 +176,26 @@ pub struct Scan {
 /// 64-bit words) and each was slower than these loops: the compiler vectorizes a loop
 /// asking one question, not one asking five. What keeps the cost down is what is not
 /// done:
-/// - text of ASCII only (one vectorized test) has its byte count as its length, no C1
-///   control, and no look-alike to fold;
+/// - whether the text is ASCII comes with the control test, in one vectorized loop, and
+///   text of ASCII only has its byte count as its length, no C1 control, and no
+///   look-alike to fold;
 /// - visible content is found at the first visible character, almost always the first;
 /// - the markers are found without a lowercase copy: the text is searched for the
 ///   anchor, a byte that is rare in prose, and the needles are compared only around it.
 pub fn scan(text: &str, markers: &Markers) -> Scan {
     let bytes = text.as_bytes();
-    let ascii = text.is_ascii();
+    // One vectorized fold answers two questions: any non-ASCII byte, any control.
+    let (high, control) = bytes.iter().fold((0u8, false), |(high, control), &byte| {
+        (
+            high | (byte & 0x80),
+            control | is_forbidden_ascii_control(char::from(byte)),
+        )
+    });
+    let ascii = high == 0;
     Scan {
         length: if ascii { bytes.len() } else { length(text) },
         visible: has_visible_content(text),
-        ascii_control: has_forbidden_ascii_control(text),
+        ascii_control: control,
         c1_control: !ascii && has_c1_control(text),
         marker: memchr::memchr_iter(markers.anchor, bytes).any(|at| markers.match_at(bytes, at)),
     }
