@@ -29,7 +29,7 @@ use jiter::{Jiter, JiterError, JiterErrorType, JsonErrorType, Peek};
 use crate::diagnostic::{Diagnostic, LineIndex, Location, RuleId, Span};
 
 /// Member count from which an object's keys are indexed for duplicate detection.
-const INDEXED_FROM: usize = 32;
+const INDEXED_FROM: usize = 16;
 
 /// Bounds a read respects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -737,6 +737,7 @@ impl<'a> Reader<'a> {
                 members.iter().position(|member| member.key == name)
             } else {
                 if index.is_empty() {
+                    index.reserve(2 * INDEXED_FROM);
                     for (at, member) in members.iter().enumerate() {
                         index.entry(member.key.clone()).or_insert(at);
                     }
