@@ -327,18 +327,57 @@ pub fn run_case(
     strictness: Strictness,
     profile: Profile,
 ) -> CaseRun {
+    match prepare_input(case) {
+        Ok(input) => run_prepared(validator, case, &input, catalogue, strictness, profile),
+        Err(message) => input_error(message),
+    }
+}
+
+/// [`run_case`], with the prepared input checked first as the corpus's self-check would
+/// check it ([`crate::selfcheck::document_problems`]); a problem is an input error.
+pub fn run_case_checked(
+    validator: &dyn Validator,
+    case: &Case,
+    catalogue: &Catalogue,
+    strictness: Strictness,
+    profile: Profile,
+) -> CaseRun {
     let input = match prepare_input(case) {
         Ok(input) => input,
-        Err(message) => {
-            return CaseRun {
-                judgement: Judgement::InputError { message },
-                duration: Duration::ZERO,
-                actual: None,
-                diagnostics: Grading::default(),
-                evidence: None,
-            }
-        }
+        Err(message) => return input_error(message),
     };
+    if let Input::Document { bytes, .. } = input.input() {
+        let problems = crate::selfcheck::document_problems(case, bytes);
+        if !problems.is_empty() {
+            return input_error(format!(
+                "the corpus case fails its self-check: {}",
+                problems.join("; ")
+            ));
+        }
+    }
+    run_prepared(validator, case, &input, catalogue, strictness, profile)
+}
+
+/// The run of a case whose input could not be prepared.
+fn input_error(message: String) -> CaseRun {
+    CaseRun {
+        judgement: Judgement::InputError { message },
+        duration: Duration::ZERO,
+        actual: None,
+        diagnostics: Grading::default(),
+        evidence: None,
+    }
+}
+
+/// Runs one case on its prepared input and judges the outcome.
+fn run_prepared(
+    validator: &dyn Validator,
+    case: &Case,
+    input: &PreparedInput,
+    catalogue: &Catalogue,
+    strictness: Strictness,
+    profile: Profile,
+) -> CaseRun {
     let context = profile_context(&case.context, profile);
     let request = Request {
         case_id: &case.id,
@@ -662,6 +701,11 @@ pub struct RunOptions<'a> {
     /// Called once per finished case, in completion order (for streaming reports and
     /// progress).
     pub on_result: Option<&'a (dyn Fn(&CaseResult) + Sync)>,
+    /// Check each input as it is prepared, as the corpus's self-check would
+    /// ([`crate::selfcheck::document_problems`]): a problem is the case's
+    /// [`Judgement::InputError`]. A run whose self-check does not build the selected
+    /// cases' inputs sets this, so each input is built once, for its case.
+    pub check_inputs: bool,
 }
 
 /// Runs `cases` against `validator`; results come back in case order. With `fail_fast`,
@@ -684,7 +728,11 @@ pub fn run_all(
                 }
                 let index = next.fetch_add(1, Ordering::Relaxed);
                 let Some(case) = cases.get(index) else { break };
-                let run = run_case(validator, case, catalogue, strictness, options.profile);
+                let run = if options.check_inputs {
+                    run_case_checked(validator, case, catalogue, strictness, options.profile)
+                } else {
+                    run_case(validator, case, catalogue, strictness, options.profile)
+                };
                 let mut result = CaseResult {
                     name: case.name(),
                     index,

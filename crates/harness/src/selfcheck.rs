@@ -184,13 +184,8 @@ pub fn check_building(
             InputSource::File { .. } | InputSource::Recipe(_) => match case.input_bytes() {
                 Err(error) => problem(format!("input: {error}")),
                 Ok(bytes) => {
-                    let lower = case.description.to_lowercase();
-                    for (what, words) in invisible_characters(&bytes) {
-                        if !words.iter().any(|word| contains_word(&lower, word)) {
-                            problem(format!(
-                                "the input holds {what}, which the description must name"
-                            ));
-                        }
+                    for message in document_problems(case, &bytes) {
+                        problem(message);
                     }
                 }
             },
@@ -252,6 +247,20 @@ pub fn check_building(
         }
     }
     problems
+}
+
+/// What is wrong with the document a case's input was built into, if anything: every
+/// invisible or look-alike character it holds must be named in the case's description, so
+/// a reader of the case knows it is there. [`check_building`] asks this of the documents
+/// it builds; a run that builds its inputs itself asks it of each prepared input instead
+/// (see `RunOptions::check_inputs` in [`crate::runner`]), so no input is built twice.
+pub fn document_problems(case: &Case, bytes: &[u8]) -> Vec<String> {
+    let lower = case.description.to_lowercase();
+    invisible_characters(bytes)
+        .into_iter()
+        .filter(|(_, words)| !words.iter().any(|word| contains_word(&lower, word)))
+        .map(|(what, _)| format!("the input holds {what}, which the description must name"))
+        .collect()
 }
 
 /// Why an expectation's verdict disagrees with its diagnostics, if it does.

@@ -352,3 +352,60 @@ fn a_panicking_validator_is_a_crash_not_a_rejection() {
         .iter()
         .all(|result| result.judgement.name() == "crash"));
 }
+
+/// A run that builds its inputs itself (`check_inputs`, as `soulcheck run` does) checks
+/// each one as the self-check would: invisible content the description does not name is
+/// the case's input error, found while the other cases run as usual, and the
+/// self-check that builds every input finds the same problem.
+#[test]
+fn a_run_checks_the_inputs_it_builds() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    good_corpus(dir.path());
+    // Trailing whitespace the description ("a good name") does not mention.
+    write(dir.path(), "soul-kit/name-ok/input.soulkit.json", "{}  \n");
+    let expected = "which the description must name";
+    assert!(
+        problems(dir.path())
+            .iter()
+            .any(|problem| problem.contains(expected)),
+        "the self-check names the character"
+    );
+
+    let catalogue = Catalogue::load(dir.path()).expect("catalogue");
+    let corpus = Corpus::load(dir.path()).expect("corpus");
+    let cases: Vec<_> = corpus.cases.iter().collect();
+    let results = soulcheck_harness::runner::run_all(
+        &Panicking,
+        &cases,
+        &catalogue,
+        Strictness::Conformance,
+        &soulcheck_harness::runner::RunOptions {
+            jobs: 1,
+            check_inputs: true,
+            ..Default::default()
+        },
+    );
+    for result in &results {
+        let expected_judgement = if result.name == "soul-kit/name-ok" {
+            "input-error"
+        } else {
+            "crash"
+        };
+        assert_eq!(
+            result.judgement.name(),
+            expected_judgement,
+            "{}",
+            result.name
+        );
+    }
+    let input_error = results
+        .iter()
+        .find(|result| result.name == "soul-kit/name-ok")
+        .map(|result| result.judgement.explain());
+    assert!(
+        input_error
+            .as_deref()
+            .is_some_and(|text| text.contains(expected)),
+        "{input_error:?}"
+    );
+}
