@@ -301,12 +301,18 @@ fn contains_word(haystack: &str, word: &str) -> bool {
 
 fn invisible_characters(bytes: &[u8]) -> Vec<(&'static str, &'static [&'static str])> {
     let mut found = Vec::new();
-    let has_trailing_whitespace = bytes.split(|&b| b == b'\n').any(|line| {
-        line.strip_suffix(b"\r")
-            .unwrap_or(line)
-            .last()
-            .is_some_and(|&b| b == b' ' || b == b'\t')
-    });
+    // Whether the line ending at `end` (exclusive, before its LF) ends in a space or a tab,
+    // a CR before the LF aside. The byte before a line's start is an LF, so looking back
+    // from `end` never mistakes the previous line's content for this one's.
+    let blank_at_end = |end: usize| {
+        let line = &bytes[..end];
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        matches!(line.last(), Some(b' ' | b'\t'))
+    };
+    // Only the line ends are looked at, found with a vectorized search: generated inputs
+    // run to megabytes.
+    let has_trailing_whitespace =
+        memchr::memchr_iter(b'\n', bytes).any(blank_at_end) || blank_at_end(bytes.len());
     let checks = [
         bytes.starts_with(b"\xEF\xBB\xBF"),
         bytes.contains(&b'\r'),
