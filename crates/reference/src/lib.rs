@@ -156,9 +156,10 @@ pub fn check(
 
 /// Validates `input` as `format` up to its first error, for an importer that needs the
 /// verdict and not the whole list: the report's verdict is the one [`check`] gives, and it
-/// holds the diagnostics found up to and including the first error. The Soul Kit checker
-/// stops walking there and formats nothing after it; the other formats are checked whole
-/// and cut at the first error (their checkers have no early exit yet).
+/// holds the diagnostics found up to and including the first error. The JSON checkers of
+/// the Soul Kit, the Soulacy package and the skill package envelope format nothing after
+/// the first error (the Soul Kit's also stops walking there); the other formats and inputs
+/// are checked whole and cut at the first error.
 pub fn first_error(
     format: Format,
     input: Input<'_>,
@@ -166,12 +167,9 @@ pub fn first_error(
 ) -> Result<Report, Unsupported> {
     let entry =
         registry::entry(format).ok_or_else(|| Unsupported::operation(format, "validate"))?;
-    if let Some(run) = entry.validate_first_error {
-        return run(input, context);
-    }
-    let mut report = (entry.validate)(input, context)?;
+    let run = entry.validate_first_error.unwrap_or(entry.validate);
+    let mut report = run(input, context)?;
     report.cap(entry.truncated);
-    let verdict = report.verdict();
     // Where the bounds left every error out of the kept diagnostics, the report stays as
     // it is: its count of omitted errors is what rejects it.
     if let Some(first) = report
@@ -183,7 +181,6 @@ pub fn first_error(
         report.omitted = diagnostic::Omitted::default();
     }
     report.collect = diagnostic::Collect::FirstError;
-    debug_assert_eq!(report.verdict(), verdict);
     Ok(report)
 }
 

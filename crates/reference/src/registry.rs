@@ -193,7 +193,7 @@ pub static ENTRIES: &[Entry] = &[
             directory: None,
         },
         validate: soulacy::validate_package,
-        validate_first_error: None,
+        validate_first_error: Some(soulacy::validate_package_first_error),
         operations: &[
             Operation {
                 name: "calendar-order",
@@ -260,7 +260,7 @@ pub static ENTRIES: &[Entry] = &[
             directory: Some(skill_package::is_skill_directory),
         },
         validate: skill_package::validate,
-        validate_first_error: None,
+        validate_first_error: Some(skill_package::validate_first_error),
         operations: &[],
         documents: &[
             DocumentKind {

@@ -24,7 +24,9 @@ use std::path::Path;
 use mediatype::{MediaType, ReadParams};
 
 use crate::diagnostic::rules::skill_package as rule;
-use crate::diagnostic::{Diagnostic, Format, LineIndex, Location, Position, Report, RuleId, Span};
+use crate::diagnostic::{
+    Collect, Diagnostic, Format, LineIndex, Location, Position, Report, RuleId, Span,
+};
 use crate::json::walk::{optional as member, JsonRules, Repeats, UnknownMembers, Walker};
 use crate::json::{Limits, Node, ReadRules, Value};
 use crate::{Context, Input, Profile, Unsupported};
@@ -116,6 +118,18 @@ pub fn validate(input: Input<'_>, context: &Context) -> Result<Report, Unsupport
     })
 }
 
+/// `validate` up to the first error (see [`crate::first_error`]): a JSON envelope is
+/// walked until its first error and nothing after it is formatted; a bare head or a tree
+/// is checked whole.
+pub fn validate_first_error(input: Input<'_>, context: &Context) -> Result<Report, Unsupported> {
+    match input {
+        Input::Document { name, bytes } if !is_head_file_name(name) => Ok(
+            check_envelope_collecting(bytes, crate::profile(context), Collect::FirstError),
+        ),
+        _ => validate(input, context),
+    }
+}
+
 /// Whether a directory is a skill package: it holds a regular `SKILL.md`.
 pub fn is_skill_directory(dir: &Path) -> bool {
     dir.join(HEAD_PATH).is_file()
@@ -165,10 +179,14 @@ fn check_head_file(source: &[u8], profile: Profile) -> Report {
 
 /// Checks a JSON envelope.
 fn check_envelope(source: &[u8], profile: Profile) -> Report {
-    let mut checker = Envelope {
-        walker: Walker::new(source, &JSON_RULES, Format::SkillPackage),
-        profile,
-    };
+    check_envelope_collecting(source, profile, Collect::Every)
+}
+
+/// Checks a JSON envelope, collecting every diagnostic or stopping at the first error.
+fn check_envelope_collecting(source: &[u8], profile: Profile, collect: Collect) -> Report {
+    let mut walker = Walker::new(source, &JSON_RULES, Format::SkillPackage);
+    walker.report.collect = collect;
+    let mut checker = Envelope { walker, profile };
     // The reader reports skill-package.envelope.size, skill-package.json.* and duplicate
     // keys.
     if let Some(document) = checker.walker.read() {

@@ -150,7 +150,7 @@ impl Markers {
     }
 }
 
-/// What one pass over a string finds for the rules every string of a format obeys.
+/// What [`scan`] finds in a string for the rules every string of a format obeys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Scan {
     /// Length in Unicode scalar values (see [`length`]).

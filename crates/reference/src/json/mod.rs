@@ -516,17 +516,15 @@ fn read_string(text: &str, start: usize) -> Option<(Cow<'_, str>, usize)> {
     // as it is.
     let mut copied = start + 1;
     let mut at = start + 1;
+    // Whether the last run of plain text was short: escapes then come densely (every
+    // non-ASCII character escaped), and the next run is looked at byte by byte first.
+    let mut dense = true;
     loop {
-        at = run_end(bytes, at)?;
+        let from = at;
+        at = run_end(bytes, at, dense)?;
+        dense = at - from < SHORT_RUN;
         if bytes[at] == b'"' {
-            let value = match decoded {
-                None => Cow::Borrowed(text.get(start + 1..at)?),
-                Some(mut value) => {
-                    value.push_str(text.get(copied..at)?);
-                    Cow::Owned(value)
-                }
-            };
-            return Some((value, at + 1));
+            break;
         }
         let value = decoded.get_or_insert_with(|| String::with_capacity(text.len().min(4096)));
         if copied < at {
@@ -537,6 +535,23 @@ fn read_string(text: &str, start: usize) -> Option<(Cow<'_, str>, usize)> {
         at += length;
         copied = at;
     }
+    // Control characters may not appear raw: one vectorized fold over the whole string
+    // (escapes included, whose bytes are all printable) finds any.
+    let raw = bytes.get(start + 1..at)?;
+    if raw
+        .iter()
+        .fold(false, |control, &byte| control | (byte < 0x20))
+    {
+        return None;
+    }
+    let value = match decoded {
+        None => Cow::Borrowed(text.get(start + 1..at)?),
+        Some(mut value) => {
+            value.push_str(text.get(copied..at)?);
+            Cow::Owned(value)
+        }
+    };
+    Some((value, at + 1))
 }
 
 /// Bytes of a run of plain string text looked at one by one before the rest of the run is
@@ -544,27 +559,23 @@ fn read_string(text: &str, start: usize) -> Option<(Cow<'_, str>, usize)> {
 /// call costs more than a few byte compares.
 const SHORT_RUN: usize = 16;
 
-/// Where the run of plain string text from `at` ends: the offset of the next quote or
-/// backslash; `None` when a control character comes first or the text ends.
+/// Where the run of string text from `at` ends: the offset of the next quote or
+/// backslash; `None` when the text ends first. With `dense`, the first bytes are looked
+/// at one by one before the vectorized search.
 #[inline(always)]
-fn run_end(bytes: &[u8], at: usize) -> Option<usize> {
+fn run_end(bytes: &[u8], at: usize, dense: bool) -> Option<usize> {
+    if !dense {
+        return Some(at + memchr::memchr2(b'"', b'\\', bytes.get(at..)?)?);
+    }
     let short = bytes.len().min(at + SHORT_RUN);
-    for (offset, &byte) in bytes.get(at..short)?.iter().enumerate() {
-        match byte {
-            b'"' | b'\\' => return Some(at + offset),
-            0..=0x1F => return None,
-            _ => {}
-        }
-    }
-    let found = short + memchr::memchr2(b'"', b'\\', bytes.get(short..)?)?;
-    let run = bytes.get(short..found)?;
-    if run
+    if let Some(offset) = bytes
+        .get(at..short)?
         .iter()
-        .fold(false, |control, &byte| control | (byte < 0x20))
+        .position(|&byte| byte == b'"' || byte == b'\\')
     {
-        return None;
+        return Some(at + offset);
     }
-    Some(found)
+    Some(short + memchr::memchr2(b'"', b'\\', bytes.get(short..)?)?)
 }
 
 /// The character the escape at `at` (its backslash) stands for and the escape's length in

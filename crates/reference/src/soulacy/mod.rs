@@ -148,6 +148,20 @@ pub fn validate_package(input: Input<'_>, context: &Context) -> Result<Report, U
     Ok(package::check(source, &settings))
 }
 
+/// [`validate_package`] up to the first error (see [`crate::first_error`]).
+pub fn validate_package_first_error(
+    input: Input<'_>,
+    context: &Context,
+) -> Result<Report, Unsupported> {
+    let source = input.document_bytes(Format::SoulacyPackage, "validate")?;
+    let settings = Settings::from_context(context)?;
+    Ok(package::check_collecting(
+        source,
+        &settings,
+        crate::diagnostic::Collect::FirstError,
+    ))
+}
+
 /// Validates one sidecar (`soulacy-sidecar`, operation `validate`); a tree is refused.
 pub fn validate_sidecar(input: Input<'_>, _context: &Context) -> Result<Report, Unsupported> {
     let source = input.document_bytes(Format::SoulacySidecar, "validate")?;

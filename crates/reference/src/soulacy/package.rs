@@ -15,7 +15,7 @@ use super::package_id::{self, RESERVED_PUBLISHER};
 use super::timestamp::{self, V1_CUTOFF};
 use super::{is_blank, Settings, PACKAGE_RULES};
 use crate::diagnostic::rules::soulacy_package as rule;
-use crate::diagnostic::{Format, Report, Span};
+use crate::diagnostic::{Collect, Format, Report, Span};
 use crate::json::walk::{optional, Text, Walker};
 use crate::json::{pointer_join, Node, Value};
 
@@ -97,7 +97,14 @@ const REQUIRE_ID_LISTS: &[&str] = &["providers", "channels", "mcp_servers", "pee
 
 /// Validates a package document.
 pub fn check(source: &[u8], settings: &Settings) -> Report {
+    check_collecting(source, settings, Collect::Every)
+}
+
+/// Validates a package document, collecting every diagnostic or stopping at the first
+/// error.
+pub fn check_collecting(source: &[u8], settings: &Settings, collect: Collect) -> Report {
     let mut walker = Walker::new(source, &PACKAGE_RULES, Format::SoulacyPackage);
+    walker.report.collect = collect;
     if let Some(document) = walker.read() {
         check_root(&mut walker, &document.root, "", settings);
     }
