@@ -486,8 +486,13 @@ impl Checker<'_> {
         pointer: Place<'_>,
     ) -> Option<(&'n str, text::Scan)> {
         let Some(text) = node.as_str() else {
-            // The type error, with the pointer built for it.
-            self.walker.string(node, &pointer.render());
+            // The type error, with the pointer built for it only when the report takes the
+            // diagnostic (otherwise the walk just counts it).
+            let pointer = match self.walker.has_room() {
+                true => pointer.render(),
+                false => String::new(),
+            };
+            self.walker.string(node, &pointer);
             return None;
         };
         let scan = self.text_rules(text, pointer, node.span);

@@ -266,9 +266,14 @@ impl<'s> Walker<'s> {
             return;
         };
         for (index, item) in items.iter().enumerate() {
-            // The item's pointer is built only for an item that is not a string.
+            // The item's pointer is built only for an item that is not a string, and only
+            // when the report takes its diagnostic (otherwise it is just counted).
             if item.as_str().is_none() {
-                self.type_error(item, &format!("{pointer}/{index}"), "a string");
+                let item_pointer = match self.has_room() {
+                    true => format!("{pointer}/{index}"),
+                    false => String::new(),
+                };
+                self.type_error(item, &item_pointer, "a string");
             }
         }
     }
@@ -280,7 +285,7 @@ impl<'s> Walker<'s> {
             self.rules.field_type,
             pointer,
             node.span,
-            format!("expected {expected}, found {}", node.value.kind()),
+            format_args!("expected {expected}, found {}", node.value.kind()),
         );
     }
 
@@ -369,7 +374,7 @@ impl<'s> Walker<'s> {
             rule,
             &pointer_join(pointer, field),
             object.span,
-            format!("required member {field:?} is missing"),
+            format_args!("required member {field:?} is missing"),
         );
     }
 
