@@ -464,7 +464,7 @@ impl Checker<'_> {
             if member.repeated || fields.contains(&key) {
                 continue;
             }
-            let _ = self.text_rules(key, Place::Member(pointer, key), member.key_span);
+            self.text_rules(key, Place::Member(pointer, key), member.key_span);
         }
     }
 
@@ -573,7 +573,7 @@ impl Checker<'_> {
     /// The rules every string value obeys.
     fn string_rules(&mut self, node: &Node<'_>, pointer: Place<'_>) {
         if let Some(value) = node.as_str() {
-            let _ = self.text_rules(value, pointer, node.span);
+            self.text_rules(value, pointer, node.span);
         }
     }
 

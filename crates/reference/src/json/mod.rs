@@ -14,7 +14,11 @@
 //!   duplicate's pointer is built only when it is asked for ([`Document::pointer`]): the
 //!   reader records where each duplicate sits as a place in a table shared by every
 //!   duplicate under the same path, so ten thousand duplicates under one long key cost one
-//!   copy of the key, not ten thousand.
+//!   copy of the key, not ten thousand;
+//! - string values read in one pass by this module (`read_string`), which borrows a
+//!   string without escapes and decodes escapes as it goes, without the second UTF-8
+//!   check and copy the parser's own decoding costs; the parser goes on after the
+//!   string, and reads (and explains) any string this pass refuses.
 //!
 //! [`walk`] builds on the reader: the typed member access every JSON checker shares.
 
