@@ -330,24 +330,37 @@ impl Validator for Panicking {
     }
 }
 
-#[test]
-fn a_panicking_validator_is_a_crash_not_a_rejection() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    good_corpus(dir.path());
-    let catalogue = Catalogue::load(dir.path()).expect("catalogue");
-    let corpus = Corpus::load(dir.path()).expect("corpus");
+/// Runs the corpus at `root` against [`Panicking`] with `options`: how many cases it has,
+/// and the results.
+fn run_panicking(
+    root: &Path,
+    options: &soulcheck_harness::runner::RunOptions<'_>,
+) -> (usize, Vec<soulcheck_harness::runner::CaseResult>) {
+    let catalogue = Catalogue::load(root).expect("catalogue");
+    let corpus = Corpus::load(root).expect("corpus");
     let cases: Vec<_> = corpus.cases.iter().collect();
     let results = soulcheck_harness::runner::run_all(
         &Panicking,
         &cases,
         &catalogue,
         Strictness::Conformance,
+        options,
+    );
+    (cases.len(), results)
+}
+
+#[test]
+fn a_panicking_validator_is_a_crash_not_a_rejection() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    good_corpus(dir.path());
+    let (cases, results) = run_panicking(
+        dir.path(),
         &soulcheck_harness::runner::RunOptions {
             jobs: 2,
             ..Default::default()
         },
     );
-    assert_eq!(results.len(), cases.len());
+    assert_eq!(results.len(), cases);
     assert!(results
         .iter()
         .all(|result| result.judgement.name() == "crash"));
@@ -371,14 +384,8 @@ fn a_run_checks_the_inputs_it_builds() {
         "the self-check names the character"
     );
 
-    let catalogue = Catalogue::load(dir.path()).expect("catalogue");
-    let corpus = Corpus::load(dir.path()).expect("corpus");
-    let cases: Vec<_> = corpus.cases.iter().collect();
-    let results = soulcheck_harness::runner::run_all(
-        &Panicking,
-        &cases,
-        &catalogue,
-        Strictness::Conformance,
+    let (_, results) = run_panicking(
+        dir.path(),
         &soulcheck_harness::runner::RunOptions {
             jobs: 1,
             check_inputs: true,
