@@ -486,13 +486,9 @@ impl Checker<'_> {
         pointer: Place<'_>,
     ) -> Option<(&'n str, text::Scan)> {
         let Some(text) = node.as_str() else {
-            // The type error, with the pointer built for it only when the report takes the
-            // diagnostic (otherwise the walk just counts it).
-            let pointer = match self.walker.has_room() {
-                true => pointer.render(),
-                false => String::new(),
-            };
-            self.walker.string(node, &pointer);
+            // soul-kit.field.type, with the pointer built only for a kept diagnostic.
+            self.walker
+                .type_error_at(node, || pointer.render(), "a string");
             return None;
         };
         let scan = self.text_rules(text, pointer, node.span);

@@ -266,16 +266,27 @@ impl<'s> Walker<'s> {
             return;
         };
         for (index, item) in items.iter().enumerate() {
-            // The item's pointer is built only for an item that is not a string, and only
-            // when the report takes its diagnostic (otherwise it is just counted).
+            // The item's pointer is built only for an item that is not a string.
             if item.as_str().is_none() {
-                let item_pointer = match self.has_room() {
-                    true => format!("{pointer}/{index}"),
-                    false => String::new(),
-                };
-                self.type_error(item, &item_pointer, "a string");
+                self.type_error_at(item, || format!("{pointer}/{index}"), "a string");
             }
         }
+    }
+
+    /// [`Walker::type_error`] at a pointer built only when the report takes the
+    /// diagnostic (otherwise it is just counted): for a caller that would build one per
+    /// item of a long array.
+    pub fn type_error_at(
+        &mut self,
+        node: &Node<'_>,
+        pointer: impl FnOnce() -> String,
+        expected: &str,
+    ) {
+        if !self.report.has_room() {
+            self.report.omit(self.rules.field_type.severity, 1);
+            return;
+        }
+        self.type_error(node, &pointer(), expected);
     }
 
     /// Reports the format's type rule: `node` is not what was `expected` (a phrase such as
