@@ -18,7 +18,7 @@ seconds="${1:-5}"
 read -r -a flags <<< "${SOULCHECK_FUZZ_FLAGS:-}"
 copy() {
     cp -r examples/differential-fuzz "$1/fuzz"
-    sed -i "s#\.\./\.\./crates/#$root/crates/#g" "$1/fuzz/Cargo.toml"
+    sed -i "s#path = \"\.\./\.\./#path = \"$root/#g" "$1/fuzz/Cargo.toml"
     # The workspace's lock pins every shared dependency; cargo adds libfuzzer-sys to it.
     cp Cargo.lock "$1/fuzz/Cargo.lock"
 }

@@ -10,7 +10,7 @@ root=$PWD
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -r examples/implementer "$work/implementer"
-sed -i "s#\.\./\.\./crates/#$root/crates/#g" "$work/implementer/Cargo.toml"
+sed -i "s#path = \"\.\./\.\./#path = \"$root/#g" "$work/implementer/Cargo.toml"
 cp Cargo.lock "$work/implementer/Cargo.lock"
 CARGO_TARGET_DIR="$root/target" \
     cargo test --offline --manifest-path "$work/implementer/Cargo.toml" --test conformance -- --quiet

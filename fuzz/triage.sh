@@ -55,7 +55,7 @@ Review checklist for cases/$format/$id (nothing here is final yet):
   [ ] rules = [...] names every rule the input exercises; the description says what it tests
   [ ] implementation-defined? set verdict, allowed and reference, and the rule's decision
   [ ] the REVIEW lines at the top of case.toml are deleted
-  [ ] the snapshot crates/suite/snapshots/$format/$id.snap reads right (blessed just now)
+  [ ] the snapshot suite/snapshots/$format/$id.snap reads right (blessed just now)
   [ ] cargo test -p soulcheck-suite -- $format/$id passes, and
       cargo run -q -p soulcheck-fuzz-tool --bin soulcheck-fuzz -- replay $target $minimised is ok after the fix
 CHECKLIST

@@ -11,8 +11,8 @@
 //!
 //! Run `cargo bench --bench corpus`; the ratio table is printed at the end.
 
-// The ratio table is shared with the reference's benches in `crates/benches`.
-#[path = "../../benches/benches/support/mod.rs"]
+// The ratio table is shared with the reference's benches in `benches`.
+#[path = "../../../benches/benches/support/mod.rs"]
 mod support;
 
 use std::collections::BTreeMap;

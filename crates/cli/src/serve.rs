@@ -1,5 +1,5 @@
 //! `soulcheck serve`: the reference implementation behind the persistent validator
-//! protocol (version 1, `crates/harness/PROTOCOL.md`), so the harness can certify it
+//! protocol (version 1, `harness/PROTOCOL.md`), so the harness can certify it
 //! through a real process boundary the way it certifies any other long-lived validator.
 //! Every message is one of the wire types of `soulcheck_vocabulary::wire`.
 

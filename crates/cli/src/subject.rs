@@ -23,7 +23,7 @@ use soulcheck_harness::{Implementation, Strictness, Validator};
 #[derive(Args)]
 pub struct ValidatorArgs {
     /// The validator under test, as a command template (`my-tool --json {path}`); `run`
-    /// without it judges the in-process reference. See crates/harness/PROTOCOL.md.
+    /// without it judges the in-process reference. See harness/PROTOCOL.md.
     #[arg(long = "validator", id = "validator", value_name = "COMMAND")]
     pub command: Option<String>,
     /// The validator speaks the persistent newline-delimited JSON protocol.

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../harness/tests/fixtures")
+        .join("../../harness/tests/fixtures")
         .join(name)
 }
 

@@ -36,10 +36,10 @@ fn soulcheck(args: &[&str]) -> String {
 
 /// The small test corpus of the harness, whose inputs carry the answers they deserve, and
 /// its fixture validators.
-const TEST_CORPUS: &str = "crates/harness/tests/corpus";
+const TEST_CORPUS: &str = "harness/tests/corpus";
 
 fn fixture(name: &str, arguments: &str) -> String {
-    format!("crates/harness/tests/fixtures/{name} {arguments}")
+    format!("harness/tests/fixtures/{name} {arguments}")
 }
 
 fn snapshot(name: &str, text: &str) {

@@ -219,7 +219,7 @@ fn schemas_are_valid_and_complete() {
     // The prose names every schema, by its path from the repository root.
     let prose = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../harness/PROTOCOL.md"
+        "/../../harness/PROTOCOL.md"
     ))
     .expect("PROTOCOL.md");
     for name in NAMES {
@@ -824,11 +824,11 @@ fn run_report_of_a_failing_validator() {
 
 /// The harness's own test corpus (five Soul Kit cases whose inputs carry the answers they
 /// deserve) and its fixture validators.
-const TEST_CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../harness/tests/corpus");
+const TEST_CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../harness/tests/corpus");
 
 fn fixture(name: &str) -> String {
     format!(
-        "{}/../harness/tests/fixtures/{name}",
+        "{}/../../harness/tests/fixtures/{name}",
         env!("CARGO_MANIFEST_DIR")
     )
 }

@@ -1,4 +1,4 @@
-//! The wire shapes of the validator protocol (version 1, `crates/harness/PROTOCOL.md`),
+//! The wire shapes of the validator protocol (version 1, `harness/PROTOCOL.md`),
 //! defined once: what `soulcheck check --json` prints, what a validator may print in
 //! per-case mode, and every message of the persistent mode. The harness reads them, the
 //! reference's command line writes them, and the JSON Schemas in `schemas/protocol/`

@@ -1,0 +1,452 @@
+//! The judgement of one input, the campaign's determinism and its shrinking, with
+//! validators made of closures and the repository's rule catalogue.
+
+use std::path::Path;
+use std::time::Duration;
+
+use soulcheck_vocabulary::{Format, Location, Profile, Severity, Verdict};
+
+use super::campaign::{self, Prepared, Sample, Settings, Source};
+use super::*;
+use crate::validator::{Diagnostic, Implementation, Input, Observation, Outcome, Request};
+
+fn catalogue() -> Catalogue {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+    Catalogue::load(&root).expect("the repository's catalogue")
+}
+
+/// A validator whose answer is a function of the document's bytes.
+struct Fake<F>(F);
+
+impl<F: Fn(&[u8]) -> Outcome + Send + Sync> Validator for Fake<F> {
+    fn implementation(&self) -> Implementation {
+        Implementation {
+            name: "fake".to_owned(),
+            ..Implementation::default()
+        }
+    }
+
+    fn run(&self, request: &Request<'_>) -> Outcome {
+        match request.input {
+            Input::Document { bytes, .. } => (self.0)(bytes),
+            _ => Outcome::Skipped {
+                reason: "documents only".to_owned(),
+            },
+        }
+    }
+}
+
+fn diagnostic(rule: &str, pointer: &str) -> Diagnostic {
+    Diagnostic {
+        rule: rule.to_owned(),
+        severity: Severity::Error,
+        location: Some(Location {
+            pointer: Some(pointer.to_owned()),
+            ..Location::default()
+        }),
+        message: String::new(),
+    }
+}
+
+fn observed(verdict: Verdict, diagnostics: Option<Vec<Diagnostic>>) -> Outcome {
+    Outcome::Observed(Observation {
+        verdict,
+        diagnostics,
+        value: None,
+    })
+}
+
+fn accept() -> Outcome {
+    observed(Verdict::Accept, Some(Vec::new()))
+}
+
+fn reject(rule: &str) -> Outcome {
+    observed(Verdict::Reject, Some(vec![diagnostic(rule, "/name")]))
+}
+
+fn compare(oracle: Outcome, validator: Outcome, profile: Profile) -> Comparison {
+    let catalogue = catalogue();
+    let oracle = Fake(move |_: &[u8]| oracle.clone());
+    let validator = Fake(move |_: &[u8]| validator.clone());
+    let input = Input::Document {
+        file_name: "input.soulkit.json".to_owned(),
+        bytes: b"{}".to_vec(),
+    };
+    Differential::new(&oracle, &catalogue, profile).compare(&validator, Format::SoulKit, &input)
+}
+
+fn disagreement(comparison: Comparison) -> Disagreement {
+    match comparison {
+        Comparison::Disagree(disagreement) => *disagreement,
+        other => panic!("expected a disagreement, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_same_answer_agrees() {
+    let rule = "soul-kit.name.length";
+    assert_eq!(
+        compare(reject(rule), reject(rule), Profile::Spec),
+        Comparison::Agree
+    );
+    assert_eq!(
+        compare(accept(), accept(), Profile::Spec),
+        Comparison::Agree
+    );
+    // A validator without diagnostics is judged on its verdict alone.
+    let silent = observed(Verdict::Reject, None);
+    assert_eq!(
+        compare(reject(rule), silent, Profile::Spec),
+        Comparison::Agree
+    );
+}
+
+#[test]
+fn a_verdict_disagreement_names_its_rule() {
+    let rule = "soul-kit.name.length";
+    let found = disagreement(compare(accept(), reject(rule), Profile::Spec));
+    assert_eq!(
+        found.key(),
+        Key {
+            rule: Some(rule.to_owned()),
+            kind: Kind::RejectsValid
+        }
+    );
+    assert!(!found.implementation_defined);
+    let found = disagreement(compare(reject(rule), accept(), Profile::Spec));
+    assert_eq!(
+        found.key(),
+        Key {
+            rule: Some(rule.to_owned()),
+            kind: Kind::AcceptsInvalid
+        }
+    );
+    assert!(found
+        .explain()
+        .contains("the oracle rejects: error soul-kit.name.length"));
+    // A rejection without catalogued reasons names no rule.
+    let silent = observed(Verdict::Reject, None);
+    let found = disagreement(compare(accept(), silent, Profile::Spec));
+    assert_eq!(
+        found.key(),
+        Key {
+            rule: None,
+            kind: Kind::RejectsValid
+        }
+    );
+}
+
+#[test]
+fn suite_rules_are_implementation_defined_in_the_spec_profile_only() {
+    // soul-kit.json.bom is a suite rule: the spec does not say whether a BOM is allowed.
+    let suite = "soul-kit.json.bom";
+    let found = disagreement(compare(reject(suite), accept(), Profile::Spec));
+    assert!(found.implementation_defined);
+    assert_eq!(found.clone().key().kind, Kind::AcceptsInvalid);
+    assert_eq!(
+        compare(reject(suite), accept(), Profile::Spec).finding(),
+        None,
+        "not a finding"
+    );
+    let found = disagreement(compare(reject(suite), accept(), Profile::Strict));
+    assert!(
+        !found.implementation_defined,
+        "the strict profile decides it"
+    );
+    // The validator's rejection resting on a strict-only rule alone.
+    let strict_only = "soul-kit.string.c1-control";
+    let found = disagreement(compare(accept(), reject(strict_only), Profile::Spec));
+    assert!(found.implementation_defined);
+    // ... or on a spec rule too.
+    let both = observed(
+        Verdict::Reject,
+        Some(vec![
+            diagnostic(strict_only, "/name"),
+            diagnostic("soul-kit.name.length", "/name"),
+        ]),
+    );
+    assert!(!disagreement(compare(accept(), both, Profile::Spec)).implementation_defined);
+}
+
+#[test]
+fn errors_in_a_repeated_member_rest_on_the_open_point() {
+    // The sidecar leaves duplicate keys open (a suite rule): which `installed_from` a reader
+    // keeps is its choice, so the type error the oracle finds in the other one is open too.
+    let oracle = observed(
+        Verdict::Reject,
+        Some(vec![
+            diagnostic("soulacy-sidecar.json.duplicate-key", "/installed_from"),
+            diagnostic("soulacy-sidecar.field.type", "/installed_from"),
+        ]),
+    );
+    let found = disagreement(compare(oracle.clone(), accept(), Profile::Spec));
+    assert!(found.implementation_defined, "{found:?}");
+    // Not in the strict profile, where duplicate keys are refused.
+    let found = disagreement(compare(oracle, accept(), Profile::Strict));
+    assert!(!found.implementation_defined);
+    // Nor for an error elsewhere, or in a member that merely starts alike.
+    for pointer in ["/installed_at", "/installed_fromx"] {
+        let oracle = observed(
+            Verdict::Reject,
+            Some(vec![
+                diagnostic("soulacy-sidecar.json.duplicate-key", "/installed_from"),
+                diagnostic("soulacy-sidecar.field.type", pointer),
+            ]),
+        );
+        let found = disagreement(compare(oracle, accept(), Profile::Spec));
+        assert!(!found.implementation_defined, "{pointer}");
+    }
+    // Soul Kit decides duplicate keys (a spec rule): a finding.
+    let oracle = observed(
+        Verdict::Reject,
+        Some(vec![
+            diagnostic("soul-kit.json.duplicate-key", "/name"),
+            diagnostic("soul-kit.name.length", "/name"),
+        ]),
+    );
+    assert!(!disagreement(compare(oracle, accept(), Profile::Spec)).implementation_defined);
+}
+
+#[test]
+fn diagnostics_are_graded_beside_an_agreeing_verdict() {
+    let oracle = reject("soul-kit.name.length");
+    // Another catalogued rule: unexpected.
+    let other = reject("soul-kit.summary.length");
+    let found = disagreement(compare(oracle.clone(), other, Profile::Spec));
+    assert_eq!(
+        found.key(),
+        Key {
+            rule: Some("soul-kit.summary.length".to_owned()),
+            kind: Kind::UnexpectedDiagnostic
+        }
+    );
+    // Only an uncatalogued rule: nothing to grade.
+    let own = reject("acme.own-check");
+    assert_eq!(
+        compare(oracle.clone(), own, Profile::Spec),
+        Comparison::Agree
+    );
+    // The expected rule at another location counts as both unexpected and missing.
+    let moved = observed(
+        Verdict::Reject,
+        Some(vec![diagnostic("soul-kit.name.length", "/summary")]),
+    );
+    let found = disagreement(compare(oracle.clone(), moved, Profile::Spec));
+    assert_eq!(found.key().kind, Kind::UnexpectedDiagnostic);
+    // Partial (the first of two) agrees.
+    let two = observed(
+        Verdict::Reject,
+        Some(vec![
+            diagnostic("soul-kit.name.length", "/name"),
+            diagnostic("soul-kit.summary.length", "/summary"),
+        ]),
+    );
+    assert_eq!(compare(two, oracle, Profile::Spec), Comparison::Agree);
+}
+
+#[test]
+fn crashes_and_skips() {
+    let crash = Outcome::Crashed {
+        message: "boom".to_owned(),
+    };
+    let found = disagreement(compare(accept(), crash, Profile::Spec));
+    assert_eq!(
+        found.key(),
+        Key {
+            rule: None,
+            kind: Kind::Crash
+        }
+    );
+    let skip = Outcome::Skipped {
+        reason: "no".to_owned(),
+    };
+    assert!(matches!(
+        compare(accept(), skip, Profile::Spec),
+        Comparison::Skipped { .. }
+    ));
+    // A panic in process is a crash.
+    let catalogue = catalogue();
+    let oracle = Fake(|_: &[u8]| accept());
+    let panicking = Fake(|_: &[u8]| -> Outcome { panic!("planted") });
+    let found = check_one(
+        &panicking,
+        &oracle,
+        &catalogue,
+        Format::SoulKit,
+        "input.soulkit.json",
+        b"{}",
+        Profile::Spec,
+    )
+    .expect("a finding");
+    assert_eq!(found.kind, Kind::Crash);
+    assert!(
+        found.explain().contains("panicked: planted"),
+        "{}",
+        found.explain()
+    );
+}
+
+/// Documents are the fuzz input itself, as text lines.
+struct Lines;
+
+impl Source for Lines {
+    fn format(&self) -> Format {
+        Format::SoulKit
+    }
+
+    fn document(&self, data: &[u8]) -> Option<Sample> {
+        Some(Sample {
+            document: data.to_vec(),
+            summary: "raw".to_owned(),
+        })
+    }
+
+    fn prepare(&self, _data: &[u8], document: &[u8]) -> std::io::Result<Prepared> {
+        Ok(Prepared::document("input.soulkit.json", document))
+    }
+
+    fn write(&self, dir: &Path, _data: &[u8], document: &[u8]) -> std::io::Result<String> {
+        std::fs::write(dir.join("input.soulkit.json"), document)?;
+        Ok("input.soulkit.json".to_owned())
+    }
+}
+
+/// The oracle rejects inputs holding the byte 0xAB; the validator misses that when the
+/// byte 0xCD comes right after it.
+fn planted() -> (impl Validator, impl Validator) {
+    let holds = |bytes: &[u8]| bytes.contains(&0xAB);
+    let oracle = Fake(move |bytes: &[u8]| {
+        if holds(bytes) {
+            reject("soul-kit.json.syntax")
+        } else {
+            accept()
+        }
+    });
+    let validator = Fake(move |bytes: &[u8]| {
+        if holds(bytes) && !bytes.windows(2).any(|w| w == [0xAB, 0xCD]) {
+            reject("soul-kit.json.syntax")
+        } else {
+            accept()
+        }
+    });
+    (oracle, validator)
+}
+
+#[test]
+fn a_campaign_finds_shrinks_and_reproduces() {
+    let catalogue = catalogue();
+    let (oracle, validator) = planted();
+    let differential = Differential::new(&oracle, &catalogue, Profile::Spec);
+    let settings = Settings {
+        seed: 7,
+        runs: Some(3_000),
+        jobs: 1,
+        max_input: 256,
+        ..Settings::default()
+    };
+    let one = campaign::run(&settings, &validator, &differential, &Lines, None);
+    assert_eq!(one.runs, 3_000);
+    assert_eq!(one.findings.len(), 1, "{:?}", one.tallies());
+    let finding = &one.findings[0];
+    assert_eq!(
+        finding.key,
+        Key {
+            rule: Some("soul-kit.json.syntax".to_owned()),
+            kind: Kind::AcceptsInvalid
+        }
+    );
+    assert!(finding.reproduced);
+    assert_eq!(finding.document, [0xAB, 0xCD]);
+    // The same seed gives the same findings whatever the number of jobs.
+    let settings = Settings {
+        jobs: 3,
+        ..settings
+    };
+    let two = campaign::run(&settings, &validator, &differential, &Lines, None);
+    assert_eq!(two.findings.len(), 1);
+    assert_eq!(two.findings[0].first_run, finding.first_run);
+    assert_eq!(two.findings[0].count, finding.count);
+    assert_eq!(two.findings[0].data, finding.data);
+    // The run's fuzz input is its seed's.
+    let data = campaign::fuzz_input(7, finding.first_run, 256);
+    assert!(data.windows(2).any(|w| w == [0xAB, 0xCD]));
+}
+
+#[test]
+fn a_campaign_stops_at_its_duration_and_bounds_its_findings() {
+    let catalogue = catalogue();
+    let oracle = Fake(|_: &[u8]| accept());
+    // Rejects everything, naming a rule after the first byte: many distinct findings.
+    let rules = [
+        "soul-kit.name.length",
+        "soul-kit.summary.length",
+        "soul-kit.id.length",
+    ];
+    let validator = Fake(move |bytes: &[u8]| {
+        let rule = rules[usize::from(bytes.first().copied().unwrap_or(0)) % rules.len()];
+        reject(rule)
+    });
+    let differential = Differential::new(&oracle, &catalogue, Profile::Spec);
+    let settings = Settings {
+        seed: 1,
+        duration: Some(Duration::from_millis(300)),
+        jobs: 2,
+        max_findings: 2,
+        shrink_steps: 10,
+        max_input: 64,
+        ..Settings::default()
+    };
+    let results = campaign::run(&settings, &validator, &differential, &Lines, None);
+    assert!(results.runs > 0);
+    assert_eq!(results.findings.len(), 2);
+    assert_eq!(results.unkept.len(), 1);
+    assert!(results.findings.iter().all(|f| f.shrink_steps <= 10));
+    assert!(results.has_findings());
+}
+
+#[test]
+fn a_finding_becomes_a_draft_case() {
+    let catalogue = catalogue();
+    let (oracle, validator) = planted();
+    let differential = Differential::new(&oracle, &catalogue, Profile::Spec);
+    let settings = Settings {
+        seed: 7,
+        runs: Some(3_000),
+        max_input: 256,
+        ..Settings::default()
+    };
+    let results = campaign::run(&settings, &validator, &differential, &Lines, None);
+    let out = tempfile::tempdir().expect("tempdir");
+    let origin = draft::Origin {
+        validator: "fake",
+        seed: 7,
+        reproduce: None,
+    };
+    let dir = draft::write_finding(
+        out.path(),
+        &results.findings[0],
+        &Lines,
+        &catalogue,
+        &origin,
+    )
+    .expect("written");
+    let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        name.starts_with("fuzz-accepts-invalid-json-syntax-"),
+        "{name}"
+    );
+    assert!(draft::is_case_id(&name));
+    let text = std::fs::read_to_string(dir.join("case.toml")).expect("case.toml");
+    assert!(text.starts_with(draft::REVIEW_HEADER));
+    assert!(text.contains("verdict = \"reject\""), "{text}");
+    assert!(
+        text.contains("# REVIEW:   answer: {\"verdict\":\"accept\""),
+        "{text}"
+    );
+    let parsed: toml::Table = text.parse().expect("TOML");
+    assert_eq!(parsed["input"].as_str(), Some("input.soulkit.json"));
+    assert_eq!(
+        std::fs::read(dir.join("input.soulkit.json")).unwrap(),
+        [0xAB, 0xCD]
+    );
+}
