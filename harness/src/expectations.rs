@@ -68,6 +68,8 @@ impl Expectations {
                     reason: reason.clone(),
                 },
                 skipped @ Judgement::Skipped { .. } => skipped,
+                // The harness stopped it: nothing the validator did, known or not.
+                interrupted @ Judgement::Interrupted { .. } => interrupted,
                 failure => Judgement::ExpectedFailure {
                     actual: Box::new(failure),
                     reason: reason.clone(),

@@ -96,6 +96,12 @@ pub enum Judgement {
         /// What went wrong.
         message: String,
     },
+    /// The run was interrupted (SIGINT, SIGTERM, SIGHUP) while the case ran, and the
+    /// harness stopped the validator: neither a pass nor the validator's failure.
+    Interrupted {
+        /// How the validator's process ended once the harness stopped it.
+        message: String,
+    },
 }
 
 impl Judgement {
@@ -104,12 +110,15 @@ impl Judgement {
         matches!(self, Judgement::Pass)
     }
 
-    /// Whether the case counts against the validator: anything but a pass, a skip or a
-    /// failure the expectations file already lists.
+    /// Whether the case counts against the validator: anything but a pass, a skip, a
+    /// failure the expectations file already lists, or a case the harness itself stopped.
     pub fn is_failure(&self) -> bool {
         !matches!(
             self,
-            Judgement::Pass | Judgement::Skipped { .. } | Judgement::ExpectedFailure { .. }
+            Judgement::Pass
+                | Judgement::Skipped { .. }
+                | Judgement::ExpectedFailure { .. }
+                | Judgement::Interrupted { .. }
         )
     }
 
@@ -132,6 +141,7 @@ impl Judgement {
             Judgement::ExpectedFailure { .. } => "expected-failure",
             Judgement::UnexpectedPass { .. } => "unexpected-pass",
             Judgement::InputError { .. } => "input-error",
+            Judgement::Interrupted { .. } => "interrupted",
         }
     }
 
@@ -172,6 +182,9 @@ impl Judgement {
                 format!("listed as a known failure ({reason}) but passed: remove it from the expectations file")
             }
             Judgement::InputError { message } => format!("could not prepare the input: {message}"),
+            Judgement::Interrupted { message } => format!(
+                "the run was interrupted while this case ran and the harness stopped the validator (its process: {message}): not the validator's failure"
+            ),
         }
     }
 }
@@ -726,12 +739,20 @@ pub fn run_all(
                 if stop.load(Ordering::Relaxed) {
                     break;
                 }
+                // No case starts once a signal is ending the run; one that has started is
+                // waited for (briefly) before the report is closed.
+                let Some(_in_flight) = crate::interrupt::case_started() else {
+                    break;
+                };
                 let index = next.fetch_add(1, Ordering::Relaxed);
                 let Some(case) = cases.get(index) else { break };
                 let run = if options.check_inputs {
                     run_case_checked(validator, case, catalogue, strictness, options.profile)
                 } else {
                     run_case(validator, case, catalogue, strictness, options.profile)
+                };
+                let Some(run) = after_interruption(run) else {
+                    break;
                 };
                 let mut result = CaseResult {
                     name: case.name(),
@@ -763,4 +784,33 @@ pub fn run_all(
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     results.sort_by_key(|result| result.index);
     results
+}
+
+/// A case's run as the record should tell it when a signal may have cut it short. Outside
+/// an interruption, the run as it is. Once a signal is ending the run, a validator that
+/// answered (a verdict, a value, a refusal) keeps its judgement; one that failed to answer
+/// after it was started (the harness has its output: evidence) was stopped by the harness,
+/// so it is [`Judgement::Interrupted`], never the validator's crash or timeout; and a case
+/// whose validator never started (no process, no evidence: the harness refused to start
+/// one) did not run, so it gets no record at all (`None`).
+fn after_interruption(run: CaseRun) -> Option<CaseRun> {
+    if !crate::interrupt::interrupted() {
+        return Some(run);
+    }
+    match &run.judgement {
+        Judgement::Crashed { .. }
+        | Judgement::TimedOut
+        | Judgement::ProtocolError { .. }
+        | Judgement::InputError { .. } => {
+            let evidence = run.evidence.as_ref()?;
+            let message = evidence.exit.clone();
+            Some(CaseRun {
+                judgement: Judgement::Interrupted { message },
+                actual: None,
+                diagnostics: Grading::default(),
+                ..run
+            })
+        }
+        _ => Some(run),
+    }
 }

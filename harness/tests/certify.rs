@@ -77,6 +77,7 @@ fn certificates(
         &Implementation::default(),
         "sha256:test",
         Profile::Spec,
+        &certificate::Scope::whole(&cases),
     )
 }
 

@@ -35,6 +35,7 @@ fn header(corpus: &Corpus) -> jsonl::Header {
         soulcheck_version: "test".to_owned(),
         corpus_hash: corpus.content_hash().expect("hash"),
         cases: corpus.cases.len(),
+        corpus_cases: Default::default(),
         mode: "per-case".to_owned(),
         command: Some("tool {path}".to_owned()),
         implementation: Implementation::default(),
@@ -193,6 +194,7 @@ fn junit_markdown_badges_and_certificates() {
         &Implementation::default(),
         "sha256:x",
         Profile::Spec,
+        &certificate::Scope::whole(&cases),
     );
     assert_eq!(certificates.len(), 1);
     assert!(!certificates[0].certified);
@@ -213,6 +215,7 @@ fn junit_markdown_badges_and_certificates() {
         &Implementation::default(),
         "sha256:x",
         Profile::Spec,
+        &certificate::Scope::whole(&cases),
     );
     assert!(certificates[0].certified, "{:?}", certificates[0].reasons);
 

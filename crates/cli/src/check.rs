@@ -6,7 +6,7 @@
 //! diagnostic without being read. Anything else (a FIFO, a device, a socket) is a usage
 //! error, exit 2.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context as _, Result};
@@ -62,34 +62,38 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     // Looked at without opening it: a FIFO is not waited on here.
     let metadata =
         std::fs::metadata(&args.path).with_context(|| format!("cannot read {origin}"))?;
-    let (report, source) = if metadata.is_dir() {
-        let report =
-            soulcheck_reference::check(format, &args.operation, Input::Tree(&args.path), &context)?;
-        (report, Vec::new())
-    } else {
-        let name = args
-            .path
-            .file_name()
-            .and_then(|name| name.to_str())
-            .unwrap_or_default();
-        let limit = registry::entry(format)
-            .and_then(|entry| entry.document(name))
-            .and_then(|kind| kind.size_limit);
-        match read_document(&args.path, limit.map(|limit| limit.max_bytes))? {
-            Document::Bytes(bytes) => {
-                let input = Input::Document {
-                    name,
-                    bytes: &bytes,
-                };
-                let report = soulcheck_reference::check(format, &args.operation, input, &context)?;
-                (report, bytes)
-            }
-            // The limit's diagnostic, as the reference gives it, without reading further.
-            Document::TooLarge { size } => match limit {
-                Some(limit) => (limit.refusal(format, size), Vec::new()),
-                None => bail!("{origin} grew while it was read"),
+    let (report, source, origin) = if metadata.is_dir() {
+        match soulcheck_reference::check(format, &args.operation, Input::Tree(&args.path), &context)
+        {
+            Ok(report) => (report, Vec::new(), origin),
+            // An operation on the document a tree holds (a bundle's fingerprint of its
+            // manifest) takes the tree: the document inside is what it reads.
+            Err(unsupported) => match held_document(format, &args.path) {
+                Some(document) => {
+                    let origin = document.display().to_string();
+                    let (report, source) =
+                        check_document(format, &args.operation, &document, &origin, &context)?;
+                    (report, source, origin)
+                }
+                None => {
+                    let names: Vec<&str> = registry::entry(format)
+                        .map(|entry| entry.documents.iter().map(|kind| kind.file_name).collect())
+                        .unwrap_or_default();
+                    if names.is_empty() {
+                        return Err(unsupported.into());
+                    }
+                    bail!(
+                        "{unsupported}: `{}` of {format} reads the document a {format} directory holds ({}), and {origin} has none\nhint: pass the document's path",
+                        args.operation,
+                        names.join(" or ")
+                    );
+                }
             },
         }
+    } else {
+        let (report, source) =
+            check_document(format, &args.operation, &args.path, &origin, &context)?;
+        (report, source, origin)
     };
     let text = if args.json {
         serde_json::to_string_pretty(&report.to_wire())? + "\n"
@@ -105,6 +109,51 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
         Verdict::Accept => ExitCode::SUCCESS,
         Verdict::Reject => ExitCode::from(1),
     })
+}
+
+/// The document of `format` that the directory `dir` holds (a bundle's `manifest.json`),
+/// if the format names one by its file name and it is there.
+fn held_document(format: Format, dir: &Path) -> Option<PathBuf> {
+    registry::entry(format)?
+        .documents
+        .iter()
+        .map(|kind| dir.join(kind.file_name))
+        .find(|path| path.is_file())
+}
+
+/// Runs `operation` on the document at `path`, read within its kind's size limit; the
+/// report and the bytes it points into.
+fn check_document(
+    format: Format,
+    operation: &str,
+    path: &Path,
+    origin: &str,
+    context: &Context,
+) -> Result<(soulcheck_reference::Report, Vec<u8>)> {
+    let name = path
+        .file_name()
+        .and_then(|name| name.to_str())
+        .unwrap_or_default();
+    let limit = registry::entry(format)
+        .and_then(|entry| entry.document(name))
+        .and_then(|kind| kind.size_limit);
+    Ok(
+        match read_document(path, limit.map(|limit| limit.max_bytes))? {
+            Document::Bytes(bytes) => {
+                let input = Input::Document {
+                    name,
+                    bytes: &bytes,
+                };
+                let report = soulcheck_reference::check(format, operation, input, context)?;
+                (report, bytes)
+            }
+            // The limit's diagnostic, as the reference gives it, without reading further.
+            Document::TooLarge { size } => match limit {
+                Some(limit) => (limit.refusal(format, size), Vec::new()),
+                None => bail!("{origin} grew while it was read"),
+            },
+        },
+    )
 }
 
 /// Refuses an operation the format does not have, naming the ones it has (from the

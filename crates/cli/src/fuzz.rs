@@ -86,7 +86,8 @@ pub struct FuzzArgs {
     drafts: Option<PathBuf>,
     #[command(flatten)]
     validator: ValidatorArgs,
-    /// No progress display.
+    /// No progress display (on a terminal a progress line; otherwise, as in a CI log, a
+    /// line on stderr every 5 seconds and at each phase).
     #[arg(long)]
     quiet: bool,
 }
@@ -103,7 +104,7 @@ pub fn fuzz(args: FuzzArgs) -> Result<ExitCode> {
     guarded(
         |progress: &Runs| {
             format!(
-                "{} generated documents: report.jsonl has its header",
+                "{} generated documents had been judged, and report.jsonl has its header",
                 progress.runs.load(Ordering::SeqCst)
             )
         },
@@ -340,7 +341,41 @@ fn open_report(
     Ok(jsonl::Writer::create(&dir.join("report.jsonl"), &header)?)
 }
 
-/// Step 3: the campaign, with a progress line on a terminal.
+/// How often a campaign without a terminal (a CI log) says how it stands, besides a line
+/// at each change of phase: often enough that a log never sits silent for long.
+const LOG_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Progress as log lines on stderr, for a campaign whose stderr is not a terminal: one
+/// every [`LOG_EVERY`], and one whenever the phase changes (fuzzing to shrinking, each
+/// finding shrunk).
+struct LogLines {
+    last: std::sync::Mutex<Option<(std::time::Instant, Phase)>>,
+}
+
+impl LogLines {
+    fn new() -> LogLines {
+        LogLines {
+            last: std::sync::Mutex::new(None),
+        }
+    }
+
+    fn show(&self, progress: &Progress) {
+        let mut last = self
+            .last
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let due = match *last {
+            None => true,
+            Some((at, phase)) => phase != progress.phase || at.elapsed() >= LOG_EVERY,
+        };
+        if due {
+            *last = Some((std::time::Instant::now(), progress.phase));
+            eprintln!("fuzz: {}", describe_progress(progress));
+        }
+    }
+}
+
+/// Step 3: the campaign, with a progress line on a terminal, or progress lines in a log.
 fn execute(
     args: &FuzzArgs,
     settings: &Settings,
@@ -358,6 +393,7 @@ fn execute(
         }
         bar
     });
+    let log = (!args.quiet && !interactive).then(LogLines::new);
     let on_progress = |progress: &Progress| {
         interruptible
             .progress
@@ -366,6 +402,9 @@ fn execute(
         if let Some(bar) = &bar {
             bar.set_message(describe_progress(progress));
             bar.tick();
+        }
+        if let Some(log) = &log {
+            log.show(progress);
         }
     };
     let differential = Differential::new(&Reference, catalogue, args.profile);

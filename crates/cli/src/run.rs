@@ -11,6 +11,7 @@ use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use anyhow::{bail, Context as _, Result};
 use clap::Args;
@@ -75,25 +76,35 @@ pub struct RunArgs {
     quiet: bool,
 }
 
-/// How far a run got, for the report a signal interrupts.
+/// How far a run got, for the report a signal interrupts: the cases selected, and the
+/// report being written, which the signal's handler closes and counts.
 #[derive(Default)]
 struct Progress {
-    finished: AtomicUsize,
     total: AtomicUsize,
+    writer: OnceLock<Arc<jsonl::Writer>>,
 }
 
 type Interruptible = Guarded<Progress>;
 
 pub fn run(args: RunArgs) -> Result<ExitCode> {
-    guarded(
-        |progress: &Progress| {
-            format!(
-                "{} of {} cases: report.jsonl has their records",
-                progress.finished.load(Ordering::SeqCst),
-                progress.total.load(Ordering::SeqCst)
-            )
-        },
-        |interruptible| run_inner(args, interruptible),
+    guarded(interrupted_after, |interruptible| {
+        run_inner(args, interruptible)
+    })
+}
+
+/// What an interrupted report holds, for its `INCOMPLETE` marker and summary: the report
+/// is closed first, so the counts are those of the records in `report.jsonl`.
+fn interrupted_after(progress: &Progress) -> String {
+    let total = progress.total.load(Ordering::SeqCst);
+    let Some(writer) = progress.writer.get() else {
+        return format!("none of {total} cases had started");
+    };
+    let written = writer.close();
+    format!(
+        "{} of {total} cases had started: report.jsonl has a record for each of them ({} stopped by the interruption, recorded as `interrupted`) and none for the {} that never started",
+        written.cases,
+        written.interrupted,
+        total.saturating_sub(written.cases)
     )
 }
 
@@ -127,17 +138,21 @@ fn run_inner(args: RunArgs, interruptible: &Interruptible) -> Result<ExitCode> {
     };
     interruptible.watch(staging.clone());
     let writer = match &staging {
-        Some(staging) => Some(open_report(
+        Some(staging) => Some(Arc::new(open_report(
             staging.path(),
             &args,
+            &corpus,
             &cases,
             &subject,
             &implementation,
             &corpus_hash,
             jobs,
-        )?),
+        )?)),
         None => None,
     };
+    if let Some(writer) = &writer {
+        let _ = interruptible.progress.writer.set(Arc::clone(writer));
+    }
     let results = execute(
         &args,
         &cases,
@@ -145,11 +160,11 @@ fn run_inner(args: RunArgs, interruptible: &Interruptible) -> Result<ExitCode> {
         &subject,
         expectations.as_ref(),
         jobs,
-        Sink {
-            writer: writer.as_ref(),
-            finished: &interruptible.progress.finished,
-        },
+        writer.as_deref(),
     );
+    // A signal that stopped the cases ends the run from its handler, which closes the
+    // report as interrupted: this thread writes no complete report over it.
+    soulcheck_harness::interrupt::settle();
     // The validator's processes end now (a persistent pool says goodbye), before the
     // reports are written.
     drop(subject);
@@ -161,12 +176,40 @@ fn run_inner(args: RunArgs, interruptible: &Interruptible) -> Result<ExitCode> {
         &implementation,
         &corpus_hash,
         args.profile,
+        &args.scope(&corpus),
     );
+    // The reference must implement every case; another validator may skip what it does
+    // not support.
+    let skips_fail = args.is_reference() && summary.overall.skipped > 0;
+    let mut also_failing = Vec::new();
+    if skips_fail {
+        also_failing.push(format!(
+            "the reference skipped {} cases",
+            summary.overall.skipped
+        ));
+    }
+    if !problems.is_empty() {
+        also_failing.push(format!(
+            "the corpus fails its self-check ({} problems)",
+            problems.len()
+        ));
+    }
+    let ending = report::Ending {
+        exit_code: if summary.no_failures() && also_failing.is_empty() {
+            0
+        } else {
+            1
+        },
+        also_failing,
+        uncertified_by_design: args.is_reference(),
+    };
+    let exit_code = ending.exit_code;
     let context = report::Context {
         command: args.validator.command.clone(),
         corpus: args.selection.corpus.clone(),
         report_dir: args.report.clone(),
         max_lines: report::MAX_FAILURE_LINES,
+        ending: Some(ending),
     };
     if let (Some(staging), Some(writer)) = (&staging, &writer) {
         write_reports(
@@ -200,16 +243,7 @@ fn run_inner(args: RunArgs, interruptible: &Interruptible) -> Result<ExitCode> {
         &[]
     };
     output::print(&summary.render(&cases, &results, &catalogue, shown, &context))?;
-    // The reference must implement every case; another validator may skip what it does
-    // not support.
-    let skips_fail = args.is_reference() && summary.overall.skipped > 0;
-    Ok(
-        if summary.no_failures() && !skips_fail && problems.is_empty() {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::from(1)
-        },
-    )
+    Ok(ExitCode::from(exit_code))
 }
 
 /// Step 3: the corpus's own checks. Problems of the selected cases (and of the rules of
@@ -383,6 +417,37 @@ impl RunArgs {
     fn is_reference(&self) -> bool {
         self.validator.is_reference()
     }
+
+    /// The options that narrow the run within a format, as typed: a certificate names
+    /// them when it judged only part of its format.
+    fn filters(&self) -> Vec<String> {
+        let quote = report::quote;
+        let mut filters = Vec::new();
+        for (option, values) in [
+            ("--case", &self.cases),
+            ("--rule", &self.rules),
+            ("--input-name", &self.input_names),
+        ] {
+            filters.extend(
+                values
+                    .iter()
+                    .map(|value| format!("{option} {}", quote(value))),
+            );
+        }
+        if self.fail_fast {
+            filters.push("--fail-fast".to_owned());
+        }
+        filters
+    }
+
+    /// What the certificates are measured against: every case of the corpus the run
+    /// loaded, and the filters.
+    fn scope(&self, corpus: &Corpus) -> certificate::Scope {
+        certificate::Scope {
+            held: certificate::held(&corpus.cases),
+            filters: self.filters(),
+        }
+    }
 }
 
 /// Step 4: the header of `report.jsonl` in the staging directory, written before the run
@@ -390,6 +455,7 @@ impl RunArgs {
 fn open_report(
     dir: &Path,
     args: &RunArgs,
+    corpus: &Corpus,
     cases: &[&Case],
     subject: &Subject,
     implementation: &Implementation,
@@ -400,6 +466,7 @@ fn open_report(
         soulcheck_version: env!("CARGO_PKG_VERSION").to_owned(),
         corpus_hash: corpus_hash.to_owned(),
         cases: cases.len(),
+        corpus_cases: certificate::held(&corpus.cases),
         mode: subject.mode.to_owned(),
         command: args.validator.command.clone(),
         implementation: implementation.clone(),
@@ -425,13 +492,7 @@ fn open_report(
     Ok(jsonl::Writer::create(&dir.join("report.jsonl"), &header)?)
 }
 
-/// Where finished cases go: the report's records, and the count an interruption reports.
-struct Sink<'a> {
-    writer: Option<&'a jsonl::Writer>,
-    finished: &'a AtomicUsize,
-}
-
-/// Step 5: every case through the validator, streaming records and progress.
+/// Step 5: every case through the validator, streaming records (to `writer`) and progress.
 fn execute(
     args: &RunArgs,
     cases: &[&Case],
@@ -439,9 +500,8 @@ fn execute(
     subject: &Subject,
     expectations: Option<&Expectations>,
     jobs: usize,
-    sink: Sink<'_>,
+    writer: Option<&jsonl::Writer>,
 ) -> Vec<CaseResult> {
-    let Sink { writer, finished } = sink;
     let interactive =
         !args.quiet && std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
     let progress = interactive.then(|| {
@@ -452,7 +512,6 @@ fn execute(
         bar
     });
     let on_result = |result: &CaseResult| {
-        finished.fetch_add(1, Ordering::SeqCst);
         if let Some(writer) = writer {
             writer.record(jsonl::Record::new(
                 cases[result.index],

@@ -62,6 +62,7 @@ fn certify_in(validator: &dyn Validator, profile: Profile) {
         &validator.implementation(),
         "sha256:test",
         profile,
+        &certificate::Scope::whole(&cases),
     );
     for certificate in &certificates {
         assert!(certificate.certified, "{profile}: {}", certificate.line());

@@ -326,6 +326,9 @@ fn closed_word_lists_match_the_code() {
         Judgement::InputError {
             message: String::new(),
         },
+        Judgement::Interrupted {
+            message: String::new(),
+        },
     ];
     let names: BTreeSet<String> = judgements
         .iter()
@@ -727,9 +730,34 @@ fn run_reports_in_every_mode() {
                     .all(|record| record["result"] == "pass"),
                 "the reference passes every case in every mode and profile: {args:?}"
             );
+            // Every must-level case passed; a certificate that judged every case of its
+            // format and operation certifies, one that judged part of them does not.
+            for certificate in &files.certificates {
+                assert_eq!(
+                    certificate["must_cases_passed"], certificate["must_cases"],
+                    "{args:?}: {certificate}"
+                );
+                let complete = certificate["selection"]["complete"] == true;
+                assert_eq!(
+                    certificate["certified"] == true,
+                    complete,
+                    "{args:?}: {certificate}"
+                );
+                if !complete {
+                    assert!(
+                        certificate["reasons"][0]
+                            .as_str()
+                            .is_some_and(|reason| reason.starts_with("not a certification: ")),
+                        "{args:?}: {certificate}"
+                    );
+                }
+            }
             assert!(
-                files.certificates.iter().all(|c| c["certified"] == true),
-                "the reference is certified in every mode and profile: {args:?}"
+                files
+                    .certificates
+                    .iter()
+                    .any(|certificate| certificate["selection"]["complete"] == false),
+                "the selection judges part of some format: {args:?}"
             );
             // The strict profile leaves nothing to the implementation.
             if profile == Profile::Strict {
@@ -1368,7 +1396,8 @@ fn wrong_messages_are_rejected() {
         "deviations": ["acme-soul 1.x crashes"], "duration_ms": 3});
     let tally = json!({"exact": 1, "partial": 0, "wrong": 0, "none": 0});
     let certificate = json!({"format": "soul-kit", "operation": "validate", "profile": "spec",
-        "certified": true, "reasons": [], "must_cases_passed": 1, "must_cases": 1,
+        "certified": true, "selection": {"complete": true, "judged": 1, "cases": 1, "filters": []},
+        "reasons": [], "must_cases_passed": 1, "must_cases": 1, "other_failures": 0,
         "diagnostics_grade": "exact", "diagnostics": tally, "choices": [],
         "implementation": {"name": "x", "version": ""}, "corpus_hash": format!("sha256:{}", "0".repeat(64)),
         "soulcheck_version": "0.1.0", "issued_at": "2025-01-01T00:00:00Z"});
@@ -1726,6 +1755,16 @@ fn wrong_messages_are_rejected() {
             "certificate",
             with(&certificate, "/must_cases", json!(0)),
             "certified without a must-level case",
+        ),
+        (
+            "certificate",
+            with(&certificate, "/selection/complete", json!(false)),
+            "certified on part of the cases",
+        ),
+        (
+            "certificate",
+            without(&certificate, "selection"),
+            "certificate without its selection",
         ),
         (
             "certificate",

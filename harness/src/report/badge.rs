@@ -1,6 +1,7 @@
 //! Badge endpoints: one JSON document per format in the shape shields.io's endpoint badge
 //! reads (`{"schemaVersion": 1, "label", "message", "color"}`), e.g. "acme-soul soul-kit:
-//! certified, diagnostics exact" or "soul-kit: 97% passing".
+//! certified, diagnostics exact", "soul-kit: 97% passing", or for a run that judged only
+//! part of the format, a grey "soul-kit: not a certification, 1 of 420 cases".
 
 use serde_json::json;
 
@@ -19,6 +20,14 @@ pub fn render(
 ) -> serde_json::Value {
     let percent = tally.percent_passing();
     let (message, color) = match certificate {
+        // Whatever those cases did, a part of the format says nothing of the whole.
+        Some(certificate) if !certificate.selection.complete => (
+            format!(
+                "not a certification, {} of {} cases",
+                certificate.selection.judged, certificate.selection.cases
+            ),
+            "lightgrey",
+        ),
         Some(certificate) if certificate.certified => {
             let message = match certificate.diagnostics_grade {
                 Grade::None => "certified".to_owned(),

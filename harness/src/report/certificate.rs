@@ -1,13 +1,22 @@
 //! Certificates: per format and operation, whether a validator conforms to the corpus.
-//! A format's validation is certified when every must-level validation case (operation
-//! `validate`) passed on its verdict in the run's profile; nothing else decides it: not
-//! warnings (should- and may-level rules), not other operations, not diagnostics. Each
-//! other operation (a fingerprint, an ordering) is certified on its own, by its own
-//! must-level cases. A known failure still counts against a certificate, and so does a
-//! skipped must-level case.
+//! A format's validation is certified when the run judged every validation case the
+//! corpus holds for it (operation `validate`, every input and rule) and every must-level
+//! one passed on its verdict in the run's profile; nothing else decides it: not warnings
+//! (should- and may-level rules), not other operations, not diagnostics. Each other
+//! operation (a fingerprint, an ordering) is certified on its own, by its own cases. A
+//! known failure still counts against a certificate, and so does a skipped must-level
+//! case.
+//!
+//! A run narrowed by a filter (`--case`, `--rule`, `--input-name`) or cut short
+//! (`--fail-fast`) judged only part of a format: its certificate says "not a
+//! certification: N of M cases judged" and names the filters ([`Selection`]), whatever
+//! those cases did, so nobody can mint a certificate by selecting the cases their tool
+//! passes.
 //!
 //! The certificate also grades the diagnostics (see [`crate::runner::Grade`]), lists the
 //! implementation-defined choices the validator made and names the corpus and profile.
+
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 use soulcheck_vocabulary::{Level, Profile};
@@ -32,6 +41,83 @@ pub struct Choice {
     pub same_as_reference: bool,
 }
 
+/// How many cases the corpus holds, per format and operation: what a certificate's
+/// [`Selection`] is measured against.
+pub type Held = BTreeMap<Format, BTreeMap<String, usize>>;
+
+/// Counts the cases of `cases` per format and operation.
+pub fn held<'c>(cases: impl IntoIterator<Item = &'c Case>) -> Held {
+    let mut held = Held::new();
+    for case in cases {
+        *held
+            .entry(case.format)
+            .or_default()
+            .entry(case.operation.clone())
+            .or_default() += 1;
+    }
+    held
+}
+
+/// What a run selected, for its certificates: the corpus's cases per format and
+/// operation, and the options that narrowed the run within a format, as typed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scope {
+    /// Cases the corpus holds.
+    pub held: Held,
+    /// The narrowing options (`--case 'name-*'`, `--rule R`, `--input-name '*.json'`,
+    /// `--fail-fast`); `--format` and `--operation` choose whole certificates and are not
+    /// among them.
+    pub filters: Vec<String>,
+}
+
+impl Scope {
+    /// The scope of a run over exactly `cases`, unfiltered: each certificate is measured
+    /// against the cases given.
+    pub fn whole(cases: &[&Case]) -> Scope {
+        Scope {
+            held: held(cases.iter().copied()),
+            filters: Vec::new(),
+        }
+    }
+
+    /// How many cases the corpus holds of this format and operation.
+    pub fn cases(&self, format: Format, operation: &str) -> usize {
+        self.held
+            .get(&format)
+            .and_then(|operations| operations.get(operation))
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
+/// Which of the corpus's cases of a format and operation a certificate judged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Selection {
+    /// Whether every case the corpus holds of this format and operation was judged; a
+    /// certificate without it certifies nothing.
+    pub complete: bool,
+    /// Cases of this format and operation the run judged.
+    pub judged: usize,
+    /// Cases of this format and operation the corpus holds.
+    pub cases: usize,
+    /// The options that narrowed the run, as typed.
+    pub filters: Vec<String>,
+}
+
+impl Selection {
+    /// `not a certification: 1 of 98 validation cases judged (--case name-long)`.
+    pub fn describe(&self, what: &str) -> String {
+        let mut text = format!(
+            "not a certification: {} of {} {what} cases judged",
+            self.judged, self.cases
+        );
+        if !self.filters.is_empty() {
+            text.push_str(&format!(" ({})", self.filters.join(" ")));
+        }
+        text
+    }
+}
+
 /// The certificate of one format and operation.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Certificate {
@@ -43,12 +129,19 @@ pub struct Certificate {
     pub profile: Profile,
     /// Whether the validator is certified for it.
     pub certified: bool,
-    /// Why not, when it is not: one entry per must-level case that did not pass.
+    /// Which of the corpus's cases the run judged: a certificate certifies only a run that
+    /// judged them all.
+    pub selection: Selection,
+    /// Why not, when it is not: that the run judged only part of the cases, then one
+    /// entry per must-level case that did not pass.
     pub reasons: Vec<String>,
     /// Must-level cases of this operation that passed.
     pub must_cases_passed: usize,
     /// Must-level cases of this operation in the run.
     pub must_cases: usize,
+    /// Cases that failed but exercise no must-level rule: they do not decide the
+    /// certificate (a should-level warning, say), and the line says so.
+    pub other_failures: usize,
     /// The diagnostics grade over the cases of this format and operation.
     pub diagnostics_grade: Grade,
     /// How many cases got each diagnostics grade.
@@ -85,36 +178,60 @@ impl Certificate {
         }
     }
 
-    /// One line for the terminal.
+    /// What its cases are called: `validation` or the operation's name.
+    fn what(&self) -> &str {
+        if self.operation == "validate" {
+            "validation"
+        } else {
+            &self.operation
+        }
+    }
+
+    /// One line for the terminal and the Markdown summary.
     pub fn line(&self) -> String {
-        let status = if self.certified {
-            "certified"
-        } else {
-            "not certified"
-        };
-        let cases = if self.operation == "validate" {
-            "validation".to_owned()
-        } else {
-            self.operation.clone()
-        };
-        let mut line = format!(
-            "{}: {status} ({} of {} must-level {cases} cases passed, {} profile)",
-            self.subject(),
-            self.must_cases_passed,
-            self.must_cases,
-            self.profile
-        );
-        if self.must_cases == 0 {
-            line = format!(
-                "{}: {status} (no must-level {cases} case was run)",
+        let cases = self.what();
+        let mut line = if !self.selection.complete {
+            format!(
+                "{}: {}; {} of {} must-level {cases} cases passed, {} profile",
+                self.subject(),
+                self.selection.describe(cases),
+                self.must_cases_passed,
+                self.must_cases,
+                self.profile
+            )
+        } else if self.must_cases == 0 {
+            format!(
+                "{}: not certified (no must-level {cases} case was run)",
                 self.subject()
-            );
+            )
+        } else {
+            let status = if self.certified {
+                "certified"
+            } else {
+                "not certified"
+            };
+            format!(
+                "{}: {status} ({} of {} must-level {cases} cases passed, {} profile)",
+                self.subject(),
+                self.must_cases_passed,
+                self.must_cases,
+                self.profile
+            )
+        };
+        if self.other_failures > 0 {
+            let (count, verb) = match self.other_failures {
+                1 => ("1 failed case is".to_owned(), "does"),
+                n => (format!("{n} failed cases are"), "do"),
+            };
+            line.push_str(&format!(
+                "; {count} not must-level and {verb} not decide it"
+            ));
         }
         if self.operation == "validate" {
             line.push_str(&format!(
-                "; diagnostics: {} ({})",
+                "; diagnostics: {}, {}",
                 self.diagnostics_grade,
-                self.diagnostics.describe()
+                self.diagnostics.describe_over(self.selection.judged)
             ));
         }
         line
@@ -131,7 +248,8 @@ pub fn is_must(rules: &[String], catalogue: &Catalogue) -> bool {
     })
 }
 
-/// Issues the certificate of every format and operation present in the run.
+/// Issues the certificate of every format and operation present in the run, each
+/// measured against what `scope` says the corpus holds.
 pub fn issue(
     cases: &[&Case],
     results: &[CaseResult],
@@ -139,6 +257,7 @@ pub fn issue(
     implementation: &Implementation,
     corpus_hash: &str,
     profile: Profile,
+    scope: &Scope,
 ) -> Vec<Certificate> {
     let mut subjects: Vec<(Format, &str)> = results
         .iter()
@@ -154,8 +273,10 @@ pub fn issue(
         .into_iter()
         .map(|(format, operation)| {
             let mut reasons = Vec::new();
+            let mut judged = 0;
             let mut must_cases = 0;
             let mut must_cases_passed = 0;
+            let mut other_failures = 0;
             let mut choices = Vec::new();
             let mut diagnostics = GradeTally::default();
             for result in results.iter().filter(|result| {
@@ -163,10 +284,15 @@ pub fn issue(
                 case.format == format && case.operation == operation
             }) {
                 let case = cases[result.index];
+                judged += 1;
                 if is_graded(result) {
                     diagnostics.add(result.diagnostics.grade);
                 }
-                if is_must(&case.rules, catalogue) {
+                if !is_must(&case.rules, catalogue) {
+                    if result.judgement.is_failure() {
+                        other_failures += 1;
+                    }
+                } else {
                     must_cases += 1;
                     // A listed known failure that now passes is news for the expectations
                     // file, not a failure of the validator: it passed on its verdict.
@@ -198,14 +324,31 @@ pub fn issue(
             if must_cases == 0 {
                 reasons.push(format!("no must-level {operation} case was run"));
             }
+            let held = scope.cases(format, operation);
+            let selection = Selection {
+                complete: judged >= held,
+                judged,
+                cases: held.max(judged),
+                filters: scope.filters.clone(),
+            };
+            if !selection.complete {
+                let what = if operation == "validate" {
+                    "validation"
+                } else {
+                    operation
+                };
+                reasons.insert(0, selection.describe(what));
+            }
             Certificate {
                 format,
                 operation: operation.to_owned(),
                 profile,
                 certified: reasons.is_empty(),
+                selection,
                 reasons,
                 must_cases_passed,
                 must_cases,
+                other_failures,
                 diagnostics_grade: diagnostics.overall(),
                 diagnostics,
                 choices,

@@ -480,7 +480,9 @@ fn matrix(out: &mut String, comparison: &Comparison, catalogue: &Catalogue) {
             match standing {
                 None => out.push_str("<span class=\"cert none\">not run</span>"),
                 Some(standing) => {
-                    let (class, status) = if standing.certified() {
+                    let (class, status) = if standing.is_partial() {
+                        ("no", "not a certification (part of the cases)")
+                    } else if standing.certified() {
                         ("yes", "certified")
                     } else {
                         ("no", "not certified")
@@ -1359,6 +1361,7 @@ mod tests {
                 soulcheck_version: "0".to_owned(),
                 corpus_hash: "sha256:test".to_owned(),
                 cases: corpus.cases.len(),
+                corpus_cases: Default::default(),
                 mode: "per-case".to_owned(),
                 command: Some("<b>tool</b> {path}".to_owned()),
                 implementation: Implementation {

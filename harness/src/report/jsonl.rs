@@ -5,6 +5,7 @@
 //! printed when the case did not pass (`evidence`, each stream capped and marked
 //! truncated), and the case's notes on known deviations of public implementations.
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
@@ -13,6 +14,7 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 
 use crate::corpus::{Case, ExpectedDiagnostic, ExpectedVerdict};
+use crate::report::certificate::Held;
 use crate::report::Tally;
 use crate::runner::{CaseResult, Grading};
 use crate::validator::{Evidence, Implementation, Observation};
@@ -28,6 +30,10 @@ pub struct Header {
     pub corpus_hash: String,
     /// Number of cases selected for the run.
     pub cases: usize,
+    /// How many cases the corpus holds per format and operation, so a report read back
+    /// can tell a run that judged a whole format from one that judged part of it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub corpus_cases: Held,
     /// How the validator was reached: `in-process`, `per-case` or `persistent`.
     pub mode: String,
     /// The validator command, if any.
@@ -161,9 +167,22 @@ impl Lines {
     }
 }
 
-/// Writes a report as the run goes; safe to share between worker threads.
+/// Writes a report as the run goes; safe to share between worker threads. Once
+/// [`Writer::close`]d (a signal is ending the run), it writes nothing more, so the count
+/// the interrupted report states is the count of records it holds.
 pub struct Writer {
     lines: Lines,
+    state: Mutex<Written>,
+}
+
+/// What a report holds: its case records, and how many of them are `interrupted`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Written {
+    /// Case records written.
+    pub cases: usize,
+    /// Of those, cases the harness stopped (`interrupted`).
+    pub interrupted: usize,
+    closed: bool,
 }
 
 impl Writer {
@@ -171,23 +190,45 @@ impl Writer {
     pub fn create(path: &Path, header: &Header) -> Result<Writer, LoadError> {
         let writer = Writer {
             lines: Lines::create(path)?,
+            state: Mutex::new(Written::default()),
         };
-        writer.line(&Line::Header(Box::new(header.clone())));
+        writer.lines.write(&Line::Header(Box::new(header.clone())));
         Ok(writer)
     }
 
-    fn line(&self, line: &Line) {
-        self.lines.write(line);
+    fn state(&self) -> std::sync::MutexGuard<'_, Written> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Appends one case record.
+    /// Appends one case record (nothing once closed).
     pub fn record(&self, record: Record) {
-        self.line(&Line::Case(Box::new(record)));
+        // Held while the line is written, so `close` waits for a record being written.
+        let mut state = self.state();
+        if state.closed {
+            return;
+        }
+        state.cases += 1;
+        if record.result == "interrupted" {
+            state.interrupted += 1;
+        }
+        self.lines.write(&Line::Case(Box::new(record)));
     }
 
-    /// Appends the footer: the run is complete.
+    /// Appends the footer: the run is complete (nothing once closed).
     pub fn finish(&self, footer: Footer) {
-        self.line(&Line::Footer(footer));
+        let state = self.state();
+        if !state.closed {
+            self.lines.write(&Line::Footer(footer));
+        }
+    }
+
+    /// Writes nothing more from now on, and says what the report holds.
+    pub fn close(&self) -> Written {
+        let mut state = self.state();
+        state.closed = true;
+        *state
     }
 }
 

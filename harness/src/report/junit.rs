@@ -28,7 +28,9 @@ pub fn render(cases: &[&Case], results: &[CaseResult]) -> String {
     let skipped = |judgement: &Judgement| {
         matches!(
             judgement,
-            Judgement::Skipped { .. } | Judgement::ExpectedFailure { .. }
+            Judgement::Skipped { .. }
+                | Judgement::ExpectedFailure { .. }
+                | Judgement::Interrupted { .. }
         )
     };
     let all: Vec<&CaseResult> = results.iter().collect();
@@ -86,6 +88,13 @@ pub fn render(cases: &[&Case], results: &[CaseResult]) -> String {
                     let _ = writeln!(
                         xml,
                         "      <skipped message=\"expected failure\">{body}</skipped>"
+                    );
+                }
+                // The harness stopped it: not the validator's failure.
+                Judgement::Interrupted { .. } => {
+                    let _ = writeln!(
+                        xml,
+                        "      <skipped message=\"interrupted\">{body}</skipped>"
                     );
                 }
                 _ => {

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use crate::corpus::Case;
 use crate::report::certificate::Certificate;
-use crate::report::{failure_lines_markdown, push_capped, warnings, Context, Summary};
+use crate::report::{failure_lines_markdown, push_capped, status_line, warnings, Context, Summary};
 use crate::runner::CaseResult;
 
 /// Renders the summary.
@@ -35,7 +35,9 @@ pub fn render(
                 certificate.format == *format && certificate.operation == "validate"
             })
             .map_or("n/a", |certificate| {
-                if certificate.certified {
+                if !certificate.selection.complete {
+                    "not a certification (part of the cases)"
+                } else if certificate.certified {
                     "certified"
                 } else {
                     "not certified"
@@ -71,6 +73,7 @@ pub fn render(
         .count();
     if failures == 0 {
         out.push_str("\nNo failures.\n");
+        push_status(&mut out, summary, certificates, context);
         return out;
     }
     let _ = writeln!(out, "\n### Failures ({failures})\n");
@@ -82,5 +85,18 @@ pub fn render(
         .collect();
     push_capped(&mut out, &lines, context);
     out.push_str("```\n");
+    push_status(&mut out, summary, certificates, context);
     out
+}
+
+/// The run's status line, last, as the terminal prints it.
+fn push_status(
+    out: &mut String,
+    summary: &Summary,
+    certificates: &[Certificate],
+    context: &Context,
+) {
+    if let Some(ending) = &context.ending {
+        let _ = writeln!(out, "\n**{}**", status_line(summary, certificates, ending));
+    }
 }

@@ -86,6 +86,23 @@ impl GradeTally {
             self.exact, self.partial, self.wrong, self.none
         )
     }
+
+    /// The counts with the cases they are taken over: `graded over 40 of 179 cases (30
+    /// exact, 5 partial, 0 wrong, 5 none; 139 not graded: they expect no diagnostic and
+    /// got none, or nothing was compared)`. A case is graded when it expects diagnostics
+    /// or got some ([`is_graded`]).
+    pub fn describe_over(&self, cases: usize) -> String {
+        let graded = self.exact + self.partial + self.wrong + self.none;
+        let rest = cases.saturating_sub(graded);
+        let mut text = format!("graded over {graded} of {cases} cases ({}", self.describe());
+        if rest > 0 {
+            text.push_str(&format!(
+                "; {rest} not graded: they expect no diagnostic and got none, or nothing was compared"
+            ));
+        }
+        text.push(')');
+        text
+    }
 }
 
 /// Pass / fail / skip counts, and the diagnostics grades beside them.
@@ -99,6 +116,10 @@ pub struct Tally {
     pub skipped: usize,
     /// Failures the expectations file lists.
     pub expected_failures: usize,
+    /// Cases the harness stopped because a signal ended the run (only an interrupted
+    /// report has any, and it has no footer).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub interrupted: usize,
     /// Diagnostics grades of the cases that expect diagnostics or got some (see
     /// [`is_graded`]).
     #[serde(default)]
@@ -111,6 +132,7 @@ impl Tally {
             Judgement::Pass => self.passed += 1,
             Judgement::Skipped { .. } => self.skipped += 1,
             Judgement::ExpectedFailure { .. } => self.expected_failures += 1,
+            Judgement::Interrupted { .. } => self.interrupted += 1,
             _ => self.failed += 1,
         }
         if is_graded(result) {
@@ -126,6 +148,7 @@ impl Tally {
             "pass" => self.passed += 1,
             "skipped" => self.skipped += 1,
             "expected-failure" => self.expected_failures += 1,
+            "interrupted" => self.interrupted += 1,
             _ => self.failed += 1,
         }
         if record.diagnostics.grade != Grade::None || !record.diagnostics.missing.is_empty() {
@@ -135,14 +158,24 @@ impl Tally {
 
     /// Total cases counted.
     pub fn total(&self) -> usize {
-        self.passed + self.failed + self.skipped + self.expected_failures
+        self.passed + self.failed + self.skipped + self.expected_failures + self.interrupted
     }
 
-    /// Percentage of attempted (not skipped) cases that passed, rounded down.
+    /// Percentage of attempted (not skipped, not interrupted) cases that passed, rounded
+    /// down.
     pub fn percent_passing(&self) -> usize {
-        let attempted = self.total() - self.skipped;
+        let attempted = self.total() - self.skipped - self.interrupted;
         (self.passed * 100).checked_div(attempted).unwrap_or(0)
     }
+}
+
+/// `1 certificate`, `3 certificates`.
+fn counted(count: usize, one: &str, many: &str) -> String {
+    format!("{count} {}", if count == 1 { one } else { many })
+}
+
+fn is_zero(count: &usize) -> bool {
+    *count == 0
 }
 
 /// Whether a result counts in a grade tally: it earned a grade, or it expected
@@ -173,6 +206,80 @@ pub struct Context {
     pub report_dir: Option<PathBuf>,
     /// Lines of failures listed before the rest is only counted.
     pub max_lines: usize,
+    /// How the run ends, for the summary's last line ([`status_line`]); `None` prints no
+    /// such line.
+    pub ending: Option<Ending>,
+}
+
+/// How a run ends: the exit code the command returns, and what fails it besides failed
+/// cases.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Ending {
+    /// The exit code.
+    pub exit_code: u8,
+    /// Why the run fails besides its failed cases (`the corpus fails its self-check`).
+    pub also_failing: Vec<String>,
+    /// Whether the terminal leaves the certificates out by design (the reference's own
+    /// run is judged by its strictness); the status line says so when none is given.
+    pub uncertified_by_design: bool,
+}
+
+/// The summary's last line, stable for scripts to read (README, "Reading results"):
+///
+/// ```text
+/// soulcheck: PASS (exit 0): 98 passed, 0 failed, 0 skipped of 98 cases; certified: 2 of 2 certificates
+/// soulcheck: FAIL (exit 1): 90 passed, 8 failed, 0 skipped of 98 cases; certified: 1 of 2 certificates
+/// soulcheck: PASS (exit 0): 1 passed, 0 failed, 0 skipped of 1 cases; not a certification: 1 of 1 certificate judged part of the cases
+/// ```
+///
+/// `PASS` is exit code 0 and `FAIL` any other; the counts are those of the table above it
+/// (`, N expected failures` follows the skips with an expectations file); after the `;`
+/// comes what the certificates say, which a passing run need not earn (known failures
+/// still count against a certificate).
+pub fn status_line(summary: &Summary, certificates: &[Certificate], ending: &Ending) -> String {
+    let word = if ending.exit_code == 0 {
+        "PASS"
+    } else {
+        "FAIL"
+    };
+    let tally = &summary.overall;
+    let mut line = format!(
+        "soulcheck: {word} (exit {}): {} passed, {} failed, {} skipped",
+        ending.exit_code, tally.passed, tally.failed, tally.skipped
+    );
+    if tally.expected_failures > 0 {
+        let _ = write!(line, ", {} expected failures", tally.expected_failures);
+    }
+    let _ = write!(line, " of {}", counted(tally.total(), "case", "cases"));
+    let partial = certificates
+        .iter()
+        .filter(|certificate| !certificate.selection.complete)
+        .count();
+    let certified = certificates
+        .iter()
+        .filter(|certificate| certificate.certified)
+        .count();
+    if certificates.is_empty() && ending.uncertified_by_design {
+        line.push_str("; no certificate shown (the reference is judged by its strictness)");
+    } else if certificates.is_empty() {
+        line.push_str("; no certificate");
+    } else if partial > 0 {
+        let _ = write!(
+            line,
+            "; not a certification: {partial} of {} judged part of the cases",
+            counted(certificates.len(), "certificate", "certificates")
+        );
+    } else {
+        let _ = write!(
+            line,
+            "; certified: {certified} of {}",
+            counted(certificates.len(), "certificate", "certificates")
+        );
+    }
+    for reason in &ending.also_failing {
+        let _ = write!(line, "; {reason}");
+    }
+    line
 }
 
 impl Summary {
@@ -200,7 +307,9 @@ impl Summary {
     }
 
     /// Human-readable text: failures grouped and capped, the per-format and per-rule
-    /// tables, the certificates (when given), warnings, totals and the next steps.
+    /// tables, the certificates (when given), warnings, the next steps, and last the
+    /// status line ([`status_line`], when the context says how the run ends; the bare
+    /// totals otherwise).
     pub fn render(
         &self,
         cases: &[&Case],
@@ -268,13 +377,27 @@ impl Summary {
                 self.overall.expected_failures
             );
         }
-        let _ = writeln!(
-            out,
-            "{} passed, {} failed, {} skipped",
-            self.overall.passed, self.overall.failed, self.overall.skipped
-        );
+        if self.overall.interrupted > 0 {
+            let _ = writeln!(
+                out,
+                "{} cases were stopped by an interruption",
+                self.overall.interrupted
+            );
+        }
         if let Some(next) = next_steps(self, results, certificates, context) {
             let _ = writeln!(out, "next steps: {next}");
+        }
+        match &context.ending {
+            Some(ending) => {
+                let _ = writeln!(out, "{}", status_line(self, certificates, ending));
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "{} passed, {} failed, {} skipped",
+                    self.overall.passed, self.overall.failed, self.overall.skipped
+                );
+            }
         }
         out
     }
@@ -488,7 +611,8 @@ pub fn reproduce(case: &Case, context: &Context) -> String {
     format!("{export} && {run}")
 }
 
-fn quote(word: &str) -> String {
+/// `word` quoted for a POSIX shell where it needs it (a reproduce line, a filter as typed).
+pub fn quote(word: &str) -> String {
     shlex::try_quote(word).map_or_else(|_| word.to_owned(), |quoted| quoted.into_owned())
 }
 
@@ -573,10 +697,20 @@ fn next_steps(
             Grade::None => 2,
             _ => 3,
         });
+    let partial = certificates
+        .iter()
+        .filter(|certificate| !certificate.selection.complete)
+        .count();
     let uncertified = certificates
         .iter()
-        .filter(|certificate| !certificate.certified)
+        .filter(|certificate| !certificate.certified && certificate.selection.complete)
         .count();
+    if steps.is_empty() && partial > 0 {
+        steps.push(format!(
+            "{} judged only part of the cases: run every case of the format (no --case, --rule, --input-name or --fail-fast) to be certified",
+            counted(partial, "certificate", "certificates")
+        ));
+    }
     if steps.is_empty() && uncertified > 0 {
         steps.push(format!(
             "{uncertified} certificates still count known failures or skips of must-level cases: fix those to be certified"

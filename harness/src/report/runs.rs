@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use soulcheck_vocabulary::{Format, Profile};
 
-use super::certificate::is_must;
+use super::certificate::{is_must, Held};
 use super::jsonl::{Log, Record};
 use super::Tally;
 use crate::catalogue::Catalogue;
@@ -45,6 +45,9 @@ pub struct Run {
     pub incomplete: Vec<PathBuf>,
     /// Its case records, by `<format>/<case-id>`.
     pub records: BTreeMap<String, Record>,
+    /// How many cases the corpus holds per format and operation, as its reports' headers
+    /// say (empty for reports that predate it).
+    pub corpus_cases: Held,
 }
 
 impl Run {
@@ -79,6 +82,12 @@ impl Run {
                 tally: Tally::default(),
                 must_cases: 0,
                 must_cases_passed: 0,
+                cases: self
+                    .corpus_cases
+                    .get(&record.format)
+                    .and_then(|operations| operations.get(&record.operation))
+                    .copied()
+                    .unwrap_or(0),
             });
             standing.tally.add_record(record);
             if is_must(&record.rules, catalogue) {
@@ -107,13 +116,22 @@ pub struct Standing {
     pub must_cases: usize,
     /// Must-level cases that passed.
     pub must_cases_passed: usize,
+    /// Cases of this format and operation the corpus holds (0: the report does not say).
+    pub cases: usize,
 }
 
 impl Standing {
-    /// Certified: every must-level case passed, and there was at least one (the rule of
+    /// Certified: the run judged every case of the format and operation, every
+    /// must-level case passed, and there was at least one (the rule of
     /// [`super::certificate`]).
     pub fn certified(&self) -> bool {
-        self.must_cases > 0 && self.must_cases_passed == self.must_cases
+        !self.is_partial() && self.must_cases > 0 && self.must_cases_passed == self.must_cases
+    }
+
+    /// Whether the run judged only part of the cases the corpus holds: then it is not a
+    /// certification, whatever those cases did.
+    pub fn is_partial(&self) -> bool {
+        self.tally.total() < self.cases
     }
 
     /// `soul-kit`, or `compose-bundle fingerprint` for another operation.
@@ -201,6 +219,7 @@ pub fn merge(logs: Vec<(PathBuf, Log)>, allow_mixed_corpus: bool) -> Result<Comp
                     reports: Vec::new(),
                     incomplete: Vec::new(),
                     records: BTreeMap::new(),
+                    corpus_cases: Held::new(),
                 });
                 runs.last_mut().expect("just pushed")
             }
@@ -215,6 +234,13 @@ pub fn merge(logs: Vec<(PathBuf, Log)>, allow_mixed_corpus: bool) -> Result<Comp
             run.incomplete.push(path.clone());
         }
         run.reports.push(path.clone());
+        for (format, operations) in &log.header.corpus_cases {
+            let known = run.corpus_cases.entry(*format).or_default();
+            for (operation, count) in operations {
+                let held = known.entry(operation.clone()).or_default();
+                *held = (*held).max(*count);
+            }
+        }
         for record in log.records {
             if run.records.contains_key(&record.name) {
                 return Err(LoadError::invalid(

@@ -43,7 +43,7 @@ pub fn render(comparison: &Comparison, catalogue: &Catalogue) -> String {
         .collect();
     let _ = writeln!(
         out,
-        "Corpus {}. **Certified**: every must-level case of the format passed on its verdict. **Passed**: validation cases that passed, of those run (expected failures and skips count as not passed). **Diagnostics**: the grade over the format's validation cases, then how many cases got each grade (exact / partial / wrong / none).\n",
+        "Corpus {}. **Certified**: the run judged every case of the format and every must-level one passed on its verdict; a run that judged only part of them (a filter such as `--input-name`) is **not a certification**. **Passed**: validation cases that passed, of those run (expected failures and skips count as not passed). **Diagnostics**: the grade over the format's validation cases, then how many cases got each grade (exact / partial / wrong / none).\n",
         corpora.join(", ")
     );
     if comparison.is_mixed() {
@@ -139,7 +139,13 @@ pub fn render(comparison: &Comparison, catalogue: &Catalogue) -> String {
 }
 
 fn status(standing: &Standing) -> String {
-    if standing.certified() {
+    if standing.is_partial() {
+        format!(
+            "not a certification ({} of {} cases judged)",
+            standing.tally.total(),
+            standing.cases
+        )
+    } else if standing.certified() {
         "certified".to_owned()
     } else if standing.must_cases == 0 {
         "not certified (no must-level case run)".to_owned()

@@ -78,15 +78,18 @@ impl Staging {
     pub fn interrupt(&self, signal: i32, finished: usize, total: usize) -> Result<(), LoadError> {
         self.interrupt_after(
             signal,
-            &format!("{finished} of {total} cases: report.jsonl has their records"),
+            &format!(
+                "{finished} of {total} cases had finished, and report.jsonl has their records"
+            ),
         )
     }
 
-    /// The run was interrupted by `signal` after `done` (what it got through and what
-    /// the partial report holds): the partial report says so and replaces the target.
+    /// The run was interrupted by `signal`; `done` says what it got through and what the
+    /// partial report holds (a clause, no final stop): the partial report says so and
+    /// replaces the target.
     pub fn interrupt_after(&self, signal: i32, done: &str) -> Result<(), LoadError> {
         let text = format!(
-            "This run was interrupted by signal {signal} after {done} and no footer, and nothing here certifies anything.\n"
+            "This run was interrupted by signal {signal}: {done}. report.jsonl has no footer, and nothing here certifies anything.\n"
         );
         let marker = self.staging.join(INCOMPLETE);
         std::fs::write(&marker, &text).map_err(|source| LoadError::io(&marker, source))?;
