@@ -141,8 +141,10 @@ fn run_inner(args: RunArgs, interruptible: &Interruptible) -> Result<ExitCode> {
         Some(staging) => Some(Arc::new(open_report(
             staging.path(),
             &args,
-            &corpus,
-            &cases,
+            Chosen {
+                corpus: &corpus,
+                cases: &cases,
+            },
             &subject,
             &implementation,
             &corpus_hash,
@@ -450,13 +452,18 @@ impl RunArgs {
     }
 }
 
+/// What a run chose: the corpus it loaded, and the cases it selected from it.
+struct Chosen<'c> {
+    corpus: &'c Corpus,
+    cases: &'c [&'c Case],
+}
+
 /// Step 4: the header of `report.jsonl` in the staging directory, written before the run
 /// so that an interrupted run leaves a report without a footer.
 fn open_report(
     dir: &Path,
     args: &RunArgs,
-    corpus: &Corpus,
-    cases: &[&Case],
+    chosen: Chosen<'_>,
     subject: &Subject,
     implementation: &Implementation,
     corpus_hash: &str,
@@ -465,8 +472,8 @@ fn open_report(
     let header = jsonl::Header {
         soulcheck_version: env!("CARGO_PKG_VERSION").to_owned(),
         corpus_hash: corpus_hash.to_owned(),
-        cases: cases.len(),
-        corpus_cases: certificate::held(&corpus.cases),
+        cases: chosen.cases.len(),
+        corpus_cases: certificate::held(&chosen.corpus.cases),
         mode: subject.mode.to_owned(),
         command: args.validator.command.clone(),
         implementation: implementation.clone(),

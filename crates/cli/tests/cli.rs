@@ -84,6 +84,17 @@ fn check_renders_text_and_json() {
             "fingerprint",
         ]),
     );
+    // An operation on the document a tree holds takes the tree: a bundle's fingerprint
+    // from the bundle directory is its manifest's.
+    snapshot(
+        "check-operation-directory",
+        &soulcheck(&[
+            "check",
+            "cases/compose-bundle/valid-native-skills/bundle",
+            "--operation",
+            "fingerprint",
+        ]),
+    );
 }
 
 #[test]
@@ -92,6 +103,18 @@ fn user_errors_exit_2_with_a_hint() {
     snapshot(
         "check-missing-file",
         &soulcheck(&["check", "missing.soulkit.json"]),
+    );
+    // A directory without the document the operation reads: the error names the file.
+    snapshot(
+        "check-operation-directory-without-manifest",
+        &soulcheck(&[
+            "check",
+            "harness/tests/corpus",
+            "--format",
+            "compose-bundle",
+            "--operation",
+            "fingerprint",
+        ]),
     );
     snapshot(
         "check-unknown-operation",
@@ -159,6 +182,34 @@ fn certifying_fixture_validators() {
         "run-accept-all",
         &soulcheck(&["run", "--corpus", TEST_CORPUS, "--validator", &accept_all]),
     );
+    // The three ways people run it: plain (above), with the known failures listed (exit
+    // 0, and still no certificate: known failures count against it), and narrowed by a
+    // filter (not a certification, whatever the cases did). Each ends with the status line
+    // its exit code names.
+    snapshot(
+        "run-accept-all-expectations",
+        &soulcheck(&[
+            "run",
+            "--corpus",
+            TEST_CORPUS,
+            "--validator",
+            &accept_all,
+            "--expectations",
+            "crates/cli/tests/fixtures/accept-all.expectations.toml",
+        ]),
+    );
+    snapshot(
+        "run-accept-all-filtered",
+        &soulcheck(&[
+            "run",
+            "--corpus",
+            TEST_CORPUS,
+            "--validator",
+            &accept_all,
+            "--case",
+            "name-ok",
+        ]),
+    );
     let first_error = fixture("reporter.py", "first {path}");
     snapshot(
         "run-first-error",
@@ -174,6 +225,111 @@ fn certifying_fixture_validators() {
             "1.2.0",
         ]),
     );
+}
+
+/// A run narrowed by any filter (or cut short by `--fail-fast`) is not a certification,
+/// whatever its cases did: the terminal, `summary.md`, the certificate and the badge say
+/// so and name the filter. The same validator over every case of the format certifies.
+#[test]
+fn a_filtered_run_is_not_a_certification() {
+    let accept_all = fixture("accept-all.sh", "{path}");
+    let runs: [(&[&str], &str, &str); 4] = [
+        (
+            &["--format", "soul-md", "--case", "soul-md-fingerprint-*"],
+            "soul-md",
+            "--case 'soul-md-fingerprint-*'",
+        ),
+        (
+            &["--format", "soul-kit", "--rule", "soul-kit.json.bom"],
+            "soul-kit",
+            "--rule soul-kit.json.bom",
+        ),
+        (
+            &["--format", "skill-package", "--input-name", "*.md"],
+            "skill-package",
+            "--input-name '*.md'",
+        ),
+        (
+            &["--corpus", TEST_CORPUS, "--jobs", "1", "--fail-fast"],
+            "soul-kit",
+            "--fail-fast",
+        ),
+    ];
+    for (filters, format, named) in runs {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let report = dir.path().join("report");
+        let output = Command::new(env!("CARGO_BIN_EXE_soulcheck"))
+            .args(["run", "--quiet", "--validator", &accept_all])
+            .args(filters)
+            .arg("--report")
+            .arg(&report)
+            .current_dir(root())
+            .env_remove("SOULCHECK_CORPUS")
+            .output()
+            .expect("soulcheck runs");
+        assert_ne!(output.status.code(), Some(2), "{filters:?}");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let read = |path: &str| std::fs::read_to_string(report.join(path)).expect(path);
+        let certificate: serde_json::Value =
+            serde_json::from_str(&read(&format!("certificates/{format}.json"))).expect("json");
+        assert_eq!(
+            certificate["certified"], false,
+            "{filters:?}: {certificate}"
+        );
+        assert_eq!(certificate["selection"]["complete"], false, "{filters:?}");
+        assert!(
+            certificate["selection"]["filters"]
+                .as_array()
+                .is_some_and(|list| list.iter().any(|filter| filter == named)),
+            "{filters:?}: {certificate}"
+        );
+        let judged = certificate["selection"]["judged"].as_u64().expect("judged");
+        let cases = certificate["selection"]["cases"].as_u64().expect("cases");
+        assert!(judged < cases, "{filters:?}: {certificate}");
+        let said =
+            format!("{format}: not a certification: {judged} of {cases} validation cases judged (");
+        assert!(
+            stdout.contains(&said) && stdout.contains(named),
+            "{filters:?}:\n{stdout}"
+        );
+        let status = stdout.lines().last().unwrap_or_default();
+        assert!(
+            status.contains("; not a certification: "),
+            "{filters:?}: {status}"
+        );
+        let summary = read("summary.md");
+        assert!(
+            summary.contains(&said) && summary.contains(named),
+            "{filters:?}:\n{summary}"
+        );
+        let badge: serde_json::Value =
+            serde_json::from_str(&read(&format!("badges/{format}.json"))).expect("badge");
+        assert_eq!(badge["color"], "lightgrey", "{filters:?}: {badge}");
+        assert_eq!(
+            badge["message"],
+            format!("not a certification, {judged} of {cases} cases"),
+            "{filters:?}"
+        );
+    }
+    // Unfiltered, the same harness certifies (the reference, in process, over soul-md).
+    let dir = tempfile::tempdir().expect("tempdir");
+    let report = dir.path().join("report");
+    let output = Command::new(env!("CARGO_BIN_EXE_soulcheck"))
+        .args(["run", "--quiet", "--format", "soul-md", "--report"])
+        .arg(&report)
+        .current_dir(root())
+        .env_remove("SOULCHECK_CORPUS")
+        .output()
+        .expect("soulcheck runs");
+    assert_eq!(output.status.code(), Some(0));
+    let certificate: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(report.join("certificates/soul-md.json")).expect("certificate"),
+    )
+    .expect("json");
+    assert_eq!(certificate["certified"], true, "{certificate}");
+    assert_eq!(certificate["selection"]["complete"], true, "{certificate}");
+    let badge = std::fs::read_to_string(report.join("badges/soul-md.json")).expect("badge");
+    assert!(badge.contains("brightgreen"), "{badge}");
 }
 
 /// `--name` and `--impl-version` name the implementation in every report, and a failing

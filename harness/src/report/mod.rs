@@ -713,7 +713,9 @@ fn next_steps(
     }
     if steps.is_empty() && uncertified > 0 {
         steps.push(format!(
-            "{uncertified} certificates still count known failures or skips of must-level cases: fix those to be certified"
+            "{} still {} known failures or skips of must-level cases: fix those to be certified",
+            counted(uncertified, "certificate", "certificates"),
+            if uncertified == 1 { "counts" } else { "count" }
         ));
     }
     if steps.is_empty() && context.command.is_some() {
