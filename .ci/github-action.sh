@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # CI: the GitHub Action's script (scripts/certify.sh) certifies the reference, reached as
-# an implementer's tool would be (`soulcheck check --json` per case), on a small selection,
-# as the action runs it: the job summary and outputs go to temporary files standing in for
-# GitHub's. Then the files it wrote are checked.
+# an implementer's tool would be (`soulcheck check --json` per case), on one whole format
+# (a certificate covers every case of its format), as the action runs it: the job summary
+# and outputs go to temporary files standing in for GitHub's. Then the files it wrote are
+# checked, and a second run narrowed by a filter must certify nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,13 +14,12 @@ outputs=$work/github-output
 echo "## an earlier step" >"$summary"
 soulcheck=$PWD/target/release/soulcheck
 
-# The soul-md fingerprint cases use {operation} and {context}; soul-kit's name cases are
-# plain documents.
+# The soul-md fingerprint cases use {operation} and {context}.
 GITHUB_STEP_SUMMARY=$summary \
 GITHUB_OUTPUT=$outputs \
 SOULCHECK_COMMAND="$soulcheck check --json --format {format} --operation {operation} --context-json {context} {path}" \
-SOULCHECK_FORMATS="soul-md, soul-kit" \
-SOULCHECK_EXTRA_ARGS="--jobs 2 --case 'soul-md-fingerprint-*' --case \"name-*\"" \
+SOULCHECK_FORMATS="soul-md" \
+SOULCHECK_EXTRA_ARGS="--jobs 2" \
 SOULCHECK_NAME="reference via check" \
 SOULCHECK_VERSION="$("$soulcheck" --version | cut -d' ' -f2)" \
 SOULCHECK_REPORT_DIR=$work/report \
@@ -31,14 +31,13 @@ fail() {
 }
 report=$work/report
 for file in report.jsonl report.html junit.xml summary.md certificates/soul-md.json \
-    certificates/soul-kit.json certificates/soul-md.fingerprint.json; do
+    certificates/soul-md.fingerprint.json; do
     [ -s "$report/$file" ] || fail "$file was not written"
 done
 tail -n 1 "$report/report.jsonl" | grep -q '"type":"footer"' || fail "report.jsonl has no footer"
 grep -q '^## an earlier step$' "$summary" || fail "the job summary was overwritten"
 grep -q '^## soulcheck: reference via check ' "$summary" || fail "no summary appended"
 grep -q '| soul-md | .* | certified |' "$summary" || fail "soul-md is not certified in the summary"
-grep -q '| soul-kit | .* | certified |' "$summary" || fail "soul-kit is not certified in the summary"
 grep -qx 'exit-code=0' "$outputs" || fail "exit-code output: $(grep exit-code "$outputs")"
 grep -qx 'certified=true' "$outputs" || fail "certified output: $(grep certified "$outputs")"
 grep -qx "html=$report/report.html" "$outputs" || fail "no html output"
@@ -46,4 +45,21 @@ grep -qx "junit=$report/junit.xml" "$outputs" || fail "no junit output"
 grep -q '<testsuites' "$report/junit.xml" || fail "junit.xml is not JUnit"
 grep -q 'reference via check' "$report/report.html" || fail "the page does not name the implementation"
 cases=$(grep -c '"type":"case"' "$report/report.jsonl")
-echo "github-action: scripts/certify.sh certified the reference on $cases cases; summary, outputs, JUnit and the page are in place"
+
+# The same validator on a selection (quoted globs, as a workflow writes them) passes every
+# case it runs and certifies nothing: a certificate covers a whole format.
+narrowed=$work/narrowed-output
+GITHUB_STEP_SUMMARY=$summary \
+GITHUB_OUTPUT=$narrowed \
+SOULCHECK_COMMAND="$soulcheck check --json --format {format} {path}" \
+SOULCHECK_FORMATS="soul-kit" \
+SOULCHECK_EXTRA_ARGS="--jobs 2 --case 'name-length-*' --case \"name-*\"" \
+SOULCHECK_NAME="reference via check" \
+SOULCHECK_VERSION="$("$soulcheck" --version | cut -d' ' -f2)" \
+SOULCHECK_REPORT_DIR=$work/narrowed \
+    scripts/certify.sh
+grep -qx 'exit-code=0' "$narrowed" || fail "narrowed exit-code output: $(grep exit-code "$narrowed")"
+grep -qx 'certified=false' "$narrowed" || fail "a narrowed run certified: $(grep certified "$narrowed")"
+grep -q '| soul-kit | .* | not a certification (part of the cases) |' "$summary" \
+    || fail "the narrowed run's summary does not say it is not a certification"
+echo "github-action: scripts/certify.sh certified the reference on $cases cases; summary, outputs, JUnit and the page are in place; a narrowed run certified nothing"

@@ -95,10 +95,13 @@ if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
     fi
 fi
 
-# Certified when there is at least one certificate and each says so.
+# Certified when there is at least one certificate and each says so. (Counted, not piped
+# into `grep -q`, which may end the pipe early and fail it under pipefail.)
 certified=false
 if compgen -G "$report_dir/certificates/*.json" >/dev/null; then
-    if ! grep -L '"certified": true' "$report_dir"/certificates/*.json | grep -q .; then
+    issued=$(find "$report_dir/certificates" -name '*.json' | wc -l)
+    granted=$(grep -l '"certified": true' "$report_dir"/certificates/*.json | wc -l || true)
+    if [ "$issued" -gt 0 ] && [ "$issued" -eq "$granted" ]; then
         certified=true
     fi
 fi

@@ -178,6 +178,18 @@ fn junit_markdown_badges_and_certificates() {
         "XML must be escaped: {xml}"
     );
 
+    let issue = |results: &[CaseResult], scope: &certificate::Scope| {
+        certificate::issue(
+            &cases,
+            results,
+            &catalogue,
+            &Implementation::default(),
+            "sha256:x",
+            Profile::Spec,
+            scope,
+        )
+    };
+    let whole = certificate::Scope::whole(&cases);
     let summary = Summary::new(&cases, &results);
     let badge = badge::render(
         soulcheck_harness::Format::SoulKit,
@@ -187,15 +199,7 @@ fn junit_markdown_badges_and_certificates() {
     );
     assert_eq!(badge["message"], "66% passing");
 
-    let certificates = certificate::issue(
-        &cases,
-        &results,
-        &catalogue,
-        &Implementation::default(),
-        "sha256:x",
-        Profile::Spec,
-        &certificate::Scope::whole(&cases),
-    );
+    let certificates = issue(&results, &whole);
     assert_eq!(certificates.len(), 1);
     assert!(!certificates[0].certified);
     assert!(certificates[0]
@@ -208,16 +212,49 @@ fn junit_markdown_badges_and_certificates() {
         result(&corpus, "name-long", Judgement::Pass),
         result(&corpus, "name-ok", Judgement::Pass),
     ];
-    let certificates = certificate::issue(
-        &cases,
-        &passing,
-        &catalogue,
-        &Implementation::default(),
-        "sha256:x",
-        Profile::Spec,
-        &certificate::Scope::whole(&cases),
-    );
+    let certificates = issue(&passing, &whole);
     assert!(certificates[0].certified, "{:?}", certificates[0].reasons);
+    assert!(certificates[0].selection.complete);
+
+    // A failure that is not must-level leaves the certificate, and the line says why.
+    let beside = vec![
+        result(&corpus, "bom", Judgement::TimedOut),
+        result(&corpus, "name-long", Judgement::Pass),
+        result(&corpus, "name-ok", Judgement::Pass),
+    ];
+    let certificates = issue(&beside, &whole);
+    assert!(certificates[0].certified, "{:?}", certificates[0].reasons);
+    assert_eq!(certificates[0].other_failures, 1);
+    assert!(
+        certificates[0]
+            .line()
+            .contains("certified (2 of 2 must-level validation cases passed, spec profile); 1 failed case is not must-level and does not decide it"),
+        "{}",
+        certificates[0].line()
+    );
+
+    // The same results measured against a corpus that holds more cases: not a
+    // certification, and the badge is not green.
+    let mut scope = certificate::Scope::whole(&cases);
+    *scope
+        .held
+        .get_mut(&soulcheck_harness::Format::SoulKit)
+        .and_then(|operations| operations.get_mut("validate"))
+        .expect("held") += 1;
+    scope.filters = vec!["--case 'name-*'".to_owned()];
+    let certificates = issue(&passing, &scope);
+    assert!(!certificates[0].certified);
+    assert_eq!(
+        certificates[0].reasons[0],
+        "not a certification: 3 of 4 validation cases judged (--case 'name-*')"
+    );
+    let badge = badge::render(
+        soulcheck_harness::Format::SoulKit,
+        &Summary::new(&cases, &passing).formats[&soulcheck_harness::Format::SoulKit],
+        Some(&certificates[0]),
+        "",
+    );
+    assert_eq!(badge["color"], "lightgrey");
 
     let text = markdown::render(
         "run",

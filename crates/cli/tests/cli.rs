@@ -186,29 +186,20 @@ fn certifying_fixture_validators() {
     // 0, and still no certificate: known failures count against it), and narrowed by a
     // filter (not a certification, whatever the cases did). Each ends with the status line
     // its exit code names.
+    let accept_all_with = |more: &[&str]| {
+        let base = ["run", "--corpus", TEST_CORPUS, "--validator", &accept_all];
+        soulcheck(&[&base[..], more].concat())
+    };
     snapshot(
         "run-accept-all-expectations",
-        &soulcheck(&[
-            "run",
-            "--corpus",
-            TEST_CORPUS,
-            "--validator",
-            &accept_all,
+        &accept_all_with(&[
             "--expectations",
             "crates/cli/tests/fixtures/accept-all.expectations.toml",
         ]),
     );
     snapshot(
         "run-accept-all-filtered",
-        &soulcheck(&[
-            "run",
-            "--corpus",
-            TEST_CORPUS,
-            "--validator",
-            &accept_all,
-            "--case",
-            "name-ok",
-        ]),
+        &accept_all_with(&["--case", "name-ok"]),
     );
     let first_error = fixture("reporter.py", "first {path}");
     snapshot(
@@ -225,6 +216,19 @@ fn certifying_fixture_validators() {
             "1.2.0",
         ]),
     );
+}
+
+/// `soulcheck run --quiet ARGS --report REPORT` from the repository root.
+fn run_reporting(args: &[&str], report: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_soulcheck"))
+        .args(["run", "--quiet"])
+        .args(args)
+        .arg("--report")
+        .arg(report)
+        .current_dir(root())
+        .env_remove("SOULCHECK_CORPUS")
+        .output()
+        .expect("soulcheck runs")
 }
 
 /// A run narrowed by any filter (or cut short by `--fail-fast`) is not a certification,
@@ -258,15 +262,10 @@ fn a_filtered_run_is_not_a_certification() {
     for (filters, format, named) in runs {
         let dir = tempfile::tempdir().expect("tempdir");
         let report = dir.path().join("report");
-        let output = Command::new(env!("CARGO_BIN_EXE_soulcheck"))
-            .args(["run", "--quiet", "--validator", &accept_all])
-            .args(filters)
-            .arg("--report")
-            .arg(&report)
-            .current_dir(root())
-            .env_remove("SOULCHECK_CORPUS")
-            .output()
-            .expect("soulcheck runs");
+        let output = run_reporting(
+            &[&["--validator", accept_all.as_str()][..], filters].concat(),
+            &report,
+        );
         assert_ne!(output.status.code(), Some(2), "{filters:?}");
         let stdout = String::from_utf8_lossy(&output.stdout);
         let read = |path: &str| std::fs::read_to_string(report.join(path)).expect(path);
@@ -314,13 +313,7 @@ fn a_filtered_run_is_not_a_certification() {
     // Unfiltered, the same harness certifies (the reference, in process, over soul-md).
     let dir = tempfile::tempdir().expect("tempdir");
     let report = dir.path().join("report");
-    let output = Command::new(env!("CARGO_BIN_EXE_soulcheck"))
-        .args(["run", "--quiet", "--format", "soul-md", "--report"])
-        .arg(&report)
-        .current_dir(root())
-        .env_remove("SOULCHECK_CORPUS")
-        .output()
-        .expect("soulcheck runs");
+    let output = run_reporting(&["--format", "soul-md"], &report);
     assert_eq!(output.status.code(), Some(0));
     let certificate: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(report.join("certificates/soul-md.json")).expect("certificate"),

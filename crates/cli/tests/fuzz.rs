@@ -47,6 +47,7 @@ fn main() {
             a_planted_bug_is_caught,
         ),
         Trial::test("usage_errors_exit_2", usage_errors_exit_2),
+        Trial::test("progress_in_a_log", progress_in_a_log),
     ];
     for planted in PLANTED {
         trials.push(Trial::test(
@@ -174,6 +175,57 @@ fn reference_against_itself(persistent: bool) -> Result<(), Failed> {
         if footer["type"] != "footer" || footer["runs"] != 40 || footer["findings"] != 0 {
             return Err(format!("{format}: footer {footer}").into());
         }
+    }
+    Ok(())
+}
+
+/// Without a terminal (a CI log), a campaign says how it stands on stderr as it goes: a
+/// line at the start, at each change of phase and every few seconds; `--quiet` silences
+/// it. Before, such a log sat silent until the campaign ended.
+fn progress_in_a_log() -> Result<(), Failed> {
+    let soulcheck = env!("CARGO_BIN_EXE_soulcheck");
+    let validator =
+        format!("{soulcheck} check --json --format {{format}} --context-json {{context}} {{path}}");
+    let campaign = |quiet: bool| -> Result<Run, Failed> {
+        let dir = tempfile::tempdir()?;
+        let mut command = Command::new(soulcheck);
+        command
+            .args(["fuzz", "--format", "soul-md", "--validator", &validator])
+            .args([
+                "--seed",
+                "7",
+                "--runs",
+                "20",
+                "--jobs",
+                "2",
+                "--timeout",
+                "30",
+            ])
+            .env_remove("SOULCHECK_CORPUS")
+            .env("CI", "true");
+        if quiet {
+            command.arg("--quiet");
+        }
+        let output = command.current_dir(dir.path()).output()?;
+        Ok(Run {
+            code: output.status.code(),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            report: dir.path().join("report"),
+        })
+    };
+    let logged = campaign(false)?;
+    let lines: Vec<&str> = logged
+        .stderr
+        .lines()
+        .filter(|line| line.starts_with("fuzz: ") && line.contains(" runs in "))
+        .collect();
+    if logged.code != Some(0) || lines.is_empty() {
+        return Err(format!("no progress line in the log: {logged}").into());
+    }
+    let quiet = campaign(true)?;
+    if quiet.code != Some(0) || quiet.stderr.contains("fuzz: ") {
+        return Err(format!("--quiet still logs progress: {quiet}").into());
     }
     Ok(())
 }

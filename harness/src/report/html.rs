@@ -445,7 +445,7 @@ fn matrix(out: &mut String, comparison: &Comparison, catalogue: &Catalogue) {
         .collect();
     subjects.sort();
     subjects.dedup();
-    out.push_str("<section id=\"matrix\"><h2>Formats by implementation</h2>\n<p>Certified: every must-level case passed on its verdict in the run's profile (diagnostics never decide it). Passed: cases that passed of those run. Diagnostics: the grade over the cases, then how many got each grade (exact / partial / wrong / none).</p>\n");
+    out.push_str("<section id=\"matrix\"><h2>Formats by implementation</h2>\n<p>Certified: the run judged every case of the format and operation, and every must-level one passed on its verdict in the run's profile (diagnostics never decide it); a run that judged part of them is not a certification. Passed: cases that passed of those run. Diagnostics: the grade over the cases, then how many got each grade (exact / partial / wrong / none).</p>\n");
     out.push_str("<table class=\"matrix\"><thead><tr><th>format</th>");
     for (index, run) in runs.iter().enumerate() {
         let _ = write!(
@@ -481,7 +481,7 @@ fn matrix(out: &mut String, comparison: &Comparison, catalogue: &Catalogue) {
                 None => out.push_str("<span class=\"cert none\">not run</span>"),
                 Some(standing) => {
                     let (class, status) = if standing.is_partial() {
-                        ("no", "not a certification (part of the cases)")
+                        ("none", "not a certification (part of the cases)")
                     } else if standing.certified() {
                         ("yes", "certified")
                     } else {

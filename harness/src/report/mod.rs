@@ -169,6 +169,14 @@ impl Tally {
     }
 }
 
+/// How many of the certificates `test` holds for.
+fn how_many(certificates: &[Certificate], test: impl Fn(&Certificate) -> bool) -> usize {
+    certificates
+        .iter()
+        .filter(|certificate| test(certificate))
+        .count()
+}
+
 /// `1 certificate`, `3 certificates`.
 fn counted(count: usize, one: &str, many: &str) -> String {
     format!("{count} {}", if count == 1 { one } else { many })
@@ -251,14 +259,8 @@ pub fn status_line(summary: &Summary, certificates: &[Certificate], ending: &End
         let _ = write!(line, ", {} expected failures", tally.expected_failures);
     }
     let _ = write!(line, " of {}", counted(tally.total(), "case", "cases"));
-    let partial = certificates
-        .iter()
-        .filter(|certificate| !certificate.selection.complete)
-        .count();
-    let certified = certificates
-        .iter()
-        .filter(|certificate| certificate.certified)
-        .count();
+    let partial = how_many(certificates, |certificate| !certificate.selection.complete);
+    let certified = how_many(certificates, |certificate| certificate.certified);
     if certificates.is_empty() && ending.uncertified_by_design {
         line.push_str("; no certificate shown (the reference is judged by its strictness)");
     } else if certificates.is_empty() {
@@ -697,14 +699,10 @@ fn next_steps(
             Grade::None => 2,
             _ => 3,
         });
-    let partial = certificates
-        .iter()
-        .filter(|certificate| !certificate.selection.complete)
-        .count();
-    let uncertified = certificates
-        .iter()
-        .filter(|certificate| !certificate.certified && certificate.selection.complete)
-        .count();
+    let partial = how_many(certificates, |certificate| !certificate.selection.complete);
+    let uncertified = how_many(certificates, |certificate| {
+        !certificate.certified && certificate.selection.complete
+    });
     if steps.is_empty() && partial > 0 {
         steps.push(format!(
             "{} judged only part of the cases: run every case of the format (no --case, --rule, --input-name or --fail-fast) to be certified",
