@@ -61,8 +61,9 @@ fn marked(marks: &Path, kind: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// One interrupted run: SIGINT once `after` validators have started.
-fn interrupt_after(after: usize) {
+/// One interrupted run: `signal` (`INT`, `TERM`, `HUP`) once `after` validators have
+/// started; the run exits with 128 plus the signal's number, `code`.
+fn interrupt_after(after: usize, signal: &str, code: i32) {
     let work = tempfile::tempdir().expect("work");
     let root = work.path();
     corpus(&root.join("corpus"));
@@ -108,12 +109,13 @@ fn interrupt_after(after: usize) {
         std::thread::sleep(Duration::from_millis(10));
     }
     let kill = Command::new("kill")
-        .args(["-INT", &run.id().to_string()])
+        .arg(format!("-{signal}"))
+        .arg(run.id().to_string())
         .status()
         .expect("kill");
     assert!(kill.success());
     let status = run.wait().expect("wait");
-    assert_eq!(status.code(), Some(130), "interrupted after {after}");
+    assert_eq!(status.code(), Some(code), "SIG{signal} after {after}");
 
     let started = marked(&marks, "started");
     let answered = marked(&marks, "answered");
@@ -168,8 +170,9 @@ fn interrupt_after(after: usize) {
 
 #[test]
 fn an_interrupted_report_records_exactly_the_cases_that_started() {
-    // Early (the first two running), in the middle, and late.
-    for after in [1, 4, 8] {
-        interrupt_after(after);
+    // Early (the first two running), in the middle, and late; by each signal that ends
+    // a run cleanly.
+    for (after, signal, code) in [(1, "INT", 130), (4, "TERM", 143), (8, "HUP", 129)] {
+        interrupt_after(after, signal, code);
     }
 }
