@@ -294,3 +294,30 @@ fn a_killed_run_leaves_nothing_running_and_the_next_run_cleans_up() {
     assert_eq!(setup.siblings(), Vec::<String>::new());
     assert_eq!(setup.tmp_left(), Vec::<String>::new());
 }
+
+/// Issue 26, item 6: a line break in the action's `report-dir` input cannot add lines to
+/// `$GITHUB_OUTPUT` (`certified=true`, `exit-code=0`): `scripts/certify.sh` refuses it
+/// with exit 2 before anything runs, and writes nothing to the outputs.
+#[test]
+fn the_action_refuses_a_report_dir_that_would_forge_outputs() {
+    let out = tempfile::tempdir().expect("out");
+    let outputs = out.path().join("github-output");
+    std::fs::write(&outputs, "").expect("outputs");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/certify.sh");
+    for forged in ["r\ncertified=true\nexit-code=0", "r\rcertified=true"] {
+        let result = Command::new("bash")
+            .arg(&script)
+            .env("SOULCHECK_COMMAND", "true {path}")
+            .env("SOULCHECK_BIN", env!("CARGO_BIN_EXE_soulcheck"))
+            .env("SOULCHECK_REPORT_DIR", out.path().join(forged))
+            .env("GITHUB_OUTPUT", &outputs)
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .output()
+            .expect("certify.sh");
+        assert_eq!(result.status.code(), Some(2), "{forged:?}");
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        assert!(stderr.contains("line break"), "{stderr}");
+        let written = std::fs::read_to_string(&outputs).expect("outputs");
+        assert_eq!(written, "", "{forged:?}");
+    }
+}
