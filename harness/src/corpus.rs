@@ -12,6 +12,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use soulcheck_vocabulary::{Location, Profile, Verdict};
 
+use crate::files;
 use crate::store::{Kind, Store, StoreDir};
 use crate::tree::{TreeSpec, TreeTable};
 use crate::LoadError;
@@ -168,6 +169,34 @@ pub struct Recipe {
 }
 
 impl Recipe {
+    /// Refuses a recipe whose files could lie outside its case: the `template` must be a
+    /// relative path of plain names inside the case directory, and the `output` (the
+    /// name a validator sees, written into the scratch directory and by `cases export`)
+    /// one plain file name. A hostile corpus could otherwise read host files into an
+    /// input (`template = "/etc/shadow"`) or write anywhere (`output = "../../x"`).
+    pub(crate) fn check_paths(&self, case_file: &Path) -> Result<(), LoadError> {
+        files::check_relative(Path::new(&self.template)).map_err(|why| {
+            LoadError::invalid(
+                case_file,
+                format!("recipe template `{}` is refused: {why}", self.template),
+            )
+        })?;
+        if let Some(output) = &self.output {
+            let mut components = Path::new(output).components();
+            let plain = matches!(
+                (components.next(), components.next()),
+                (Some(std::path::Component::Normal(_)), None)
+            );
+            if !plain {
+                return Err(LoadError::invalid(
+                    case_file,
+                    format!("recipe output `{output}` is refused: it must be one plain file name"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Produces the input bytes described by the recipe.
     pub fn build(&self, case_dir: &StoreDir) -> Result<Vec<u8>, LoadError> {
         let path = case_dir.display(&self.template);
@@ -480,7 +509,22 @@ impl Case {
                     }
                 }
             }
-            (None, Some(recipe), None) => InputSource::Recipe(recipe),
+            (None, Some(recipe), None) => {
+                recipe.check_paths(&path)?;
+                // Looked at without following symlinks: a symlink, a FIFO or a device
+                // as a template is refused here, when the corpus loads, not when a run
+                // first builds the input.
+                if dir.kind(&recipe.template) != Some(Kind::File) {
+                    return Err(LoadError::invalid(
+                        &path,
+                        format!(
+                            "recipe template `{}` is not a regular file in the case",
+                            recipe.template
+                        ),
+                    ));
+                }
+                InputSource::Recipe(recipe)
+            }
             (None, None, Some(tree)) => InputSource::Tree(tree.into_spec(None, &path)?),
             _ => {
                 return Err(LoadError::invalid(

@@ -143,7 +143,13 @@ impl Validator for CommandValidator {
         };
         let (path, name, stdin) = match request.input {
             Input::Document { file_name, bytes } => {
-                let path = scratch.path().join(file_name);
+                // Confined to the case's scratch directory, whatever name a corpus gave.
+                let path = match crate::files::confine(scratch.path(), Path::new(file_name)) {
+                    Ok(path) => path,
+                    Err(error) => {
+                        return crashed(format!("cannot write the input copy: {error}")).into()
+                    }
+                };
                 if let Err(error) = std::fs::write(&path, bytes) {
                     return crashed(format!("cannot write the input copy: {error}")).into();
                 }
@@ -414,7 +420,7 @@ fn error_severity() -> Severity {
 impl Mapping {
     /// Loads a mapping file (TOML; see `harness/PROTOCOL.md`).
     pub fn load(path: &Path) -> Result<Mapping, LoadError> {
-        let text = std::fs::read_to_string(path).map_err(|source| LoadError::io(path, source))?;
+        let text = crate::files::read_string(path, crate::files::MAX_CONFIG_FILE)?;
         let file: MappingFile =
             toml::from_str(&text).map_err(|error| LoadError::invalid(path, error.to_string()))?;
         let mut patterns = Vec::new();

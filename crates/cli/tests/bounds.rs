@@ -321,3 +321,221 @@ fn the_action_refuses_a_report_dir_that_would_forge_outputs() {
         assert_eq!(written, "", "{forged:?}");
     }
 }
+
+/// A corpus of one case whose `case.toml` is `case_toml` (written as given, or replaced by
+/// a FIFO when `None`), with a template beside it.
+fn hostile_corpus(root: &Path, case_toml: Option<&str>) {
+    corpus(root, 1);
+    let case = root.join("soul-kit/case-00");
+    std::fs::write(
+        case.join("template.soulkit.json"),
+        "{\"name\": \"@@X@@\"}\n",
+    )
+    .expect("t");
+    match case_toml {
+        Some(text) => std::fs::write(case.join("case.toml"), text).expect("case.toml"),
+        None => {
+            std::fs::remove_file(case.join("case.toml")).expect("rm");
+            mkfifo(&case.join("case.toml"));
+        }
+    }
+}
+
+fn mkfifo(path: &Path) {
+    let status = Command::new("mkfifo").arg(path).status().expect("mkfifo");
+    assert!(status.success());
+}
+
+fn recipe(template: &str, output: &str) -> String {
+    format!("description = \"hostile\"\nrules = [\"soul-kit.name.length\"]\nverdict = \"accept\"\n\n[recipe]\ntemplate = \"{template}\"\nplaceholder = \"@@X@@\"\nunit = \"a\"\ncount = 3\noutput = \"{output}\"\n")
+}
+
+/// Runs `soulcheck` with `args` and a deadline: a hang fails the test instead of holding it.
+fn soulcheck_within(args: &[&std::ffi::OsStr], within: Duration) -> (Option<i32>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_soulcheck"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("soulcheck");
+    let status = wait_within(&mut child, within);
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut stderr)
+        .expect("stderr");
+    (status.code(), stderr)
+}
+
+/// Issue 26, item 3: a hostile corpus (`--corpus DIR`, a pull request to `cases/`) reads
+/// and writes nothing outside its roots. Climbing and absolute recipe paths, a template
+/// that is a FIFO, a device or a symlink out of the case, and a FIFO as `case.toml` are
+/// each refused by `cases export` and by `run` with exit 2 within seconds; the secret
+/// beside the corpus is never copied in, and nothing appears outside the export and
+/// scratch directories.
+#[test]
+fn a_hostile_corpus_is_refused_and_touches_nothing_outside() {
+    let outside = tempfile::tempdir().expect("outside");
+    let secret = outside.path().join("secret");
+    std::fs::write(&secret, "HOST SECRET").expect("secret");
+    let escape = outside.path().join("escaped");
+    let escape = escape.to_str().expect("utf-8").to_owned();
+    let secret_path = secret.to_str().expect("utf-8").to_owned();
+    let secret_link = secret_path.clone();
+    type Prepare<'a> = Box<dyn Fn(&Path) + 'a>;
+    let variants: Vec<(&str, Prepare)> = vec![
+        (
+            "output climbs",
+            Box::new(|root: &Path| {
+                hostile_corpus(
+                    root,
+                    Some(&recipe("template.soulkit.json", "../../../../escaped")),
+                )
+            }),
+        ),
+        (
+            "output absolute",
+            Box::new(move |root: &Path| {
+                hostile_corpus(root, Some(&recipe("template.soulkit.json", &escape)))
+            }),
+        ),
+        (
+            "template absolute",
+            Box::new(move |root: &Path| {
+                hostile_corpus(root, Some(&recipe(&secret_path, "input.soulkit.json")))
+            }),
+        ),
+        (
+            "template climbs",
+            Box::new(|root: &Path| {
+                hostile_corpus(root, Some(&recipe("../../../secret", "input.soulkit.json")))
+            }),
+        ),
+        (
+            "template symlink out",
+            Box::new(move |root: &Path| {
+                hostile_corpus(root, Some(&recipe("link.json", "input.soulkit.json")));
+                std::os::unix::fs::symlink(&secret_link, root.join("soul-kit/case-00/link.json"))
+                    .expect("symlink");
+            }),
+        ),
+        (
+            "template device",
+            Box::new(|root: &Path| {
+                hostile_corpus(root, Some(&recipe("zero.json", "input.soulkit.json")));
+                std::os::unix::fs::symlink("/dev/zero", root.join("soul-kit/case-00/zero.json"))
+                    .expect("symlink");
+            }),
+        ),
+        (
+            "template FIFO",
+            Box::new(|root: &Path| {
+                hostile_corpus(root, Some(&recipe("fifo.json", "input.soulkit.json")));
+                mkfifo(&root.join("soul-kit/case-00/fifo.json"));
+            }),
+        ),
+        (
+            "case.toml FIFO",
+            Box::new(|root: &Path| hostile_corpus(root, None)),
+        ),
+    ];
+    for (name, prepare) in variants {
+        let root = tempfile::tempdir().expect("corpus");
+        prepare(root.path());
+        let out = tempfile::tempdir().expect("out");
+        let tmp = tempfile::tempdir().expect("tmp");
+        let export = out.path().join("export");
+        let (code, stderr) = soulcheck_within(
+            &[
+                "cases".as_ref(),
+                "export".as_ref(),
+                export.as_os_str(),
+                "--corpus".as_ref(),
+                root.path().as_os_str(),
+            ],
+            Duration::from_secs(10),
+        );
+        assert_eq!(code, Some(2), "export, {name}: {stderr}");
+        let validator = fixture("accept-all.sh").display().to_string();
+        let mut run = Command::new(env!("CARGO_BIN_EXE_soulcheck"));
+        run.args(["run", "--quiet", "--corpus"])
+            .arg(root.path())
+            .args(["--validator", &validator, "--report"])
+            .arg(out.path().join("report"))
+            .env("TMPDIR", tmp.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let mut child = run.spawn().expect("run");
+        let status = wait_within(&mut child, Duration::from_secs(20));
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut stderr)
+            .expect("stderr");
+        assert_eq!(status.code(), Some(2), "run, {name}: {stderr}");
+        assert!(
+            !outside.path().join("escaped").exists(),
+            "{name}: a file was written outside"
+        );
+        let leaked = |dir: &Path| -> bool {
+            walk_files(dir).into_iter().any(|file| {
+                std::fs::read(&file)
+                    .is_ok_and(|bytes| bytes.windows(11).any(|window| window == b"HOST SECRET"))
+            })
+        };
+        assert!(!leaked(out.path()), "{name}: the secret was copied in");
+        let names: Vec<_> = std::fs::read_dir(outside.path())
+            .expect("outside")
+            .flatten()
+            .map(|entry| entry.file_name())
+            .collect();
+        assert_eq!(names, ["secret"], "{name}");
+    }
+}
+
+/// Every regular file below `dir`, never following a symlink.
+fn walk_files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            found.extend(walk_files(&entry.path()));
+        } else if kind.is_file() {
+            found.push(entry.path());
+        }
+    }
+    found
+}
+
+/// Issue 26, item 4: `diff` and `report html` read a report through the one bounded
+/// reader: a FIFO or a device exits with 2 at once, instead of hanging or reading
+/// `/dev/zero` until memory runs out.
+#[test]
+fn diff_and_report_html_refuse_fifos_and_devices_at_once() {
+    let dir = tempfile::tempdir().expect("dir");
+    let fifo = dir.path().join("report.jsonl");
+    mkfifo(&fifo);
+    let page = dir.path().join("page.html");
+    for special in [fifo.as_path(), Path::new("/dev/zero")] {
+        let started = Instant::now();
+        let (code, stderr) = soulcheck_within(
+            &["diff".as_ref(), special.as_os_str(), special.as_os_str()],
+            Duration::from_secs(5),
+        );
+        assert_eq!(code, Some(2), "diff {}: {stderr}", special.display());
+        assert!(stderr.contains("not a regular file"), "{stderr}");
+        let (code, stderr) = soulcheck_within(
+            &[
+                "report".as_ref(),
+                "html".as_ref(),
+                page.as_os_str(),
+                special.as_os_str(),
+            ],
+            Duration::from_secs(5),
+        );
+        assert_eq!(code, Some(2), "report html {}: {stderr}", special.display());
+        assert!(stderr.contains("not a regular file"), "{stderr}");
+        assert!(started.elapsed() < Duration::from_secs(3));
+    }
+}
