@@ -539,3 +539,58 @@ fn diff_and_report_html_refuse_fifos_and_devices_at_once() {
         assert!(started.elapsed() < Duration::from_secs(3));
     }
 }
+
+/// Issue 26, item 5: a validator's escapes (title, clear screen, carriage return, 8-bit
+/// CSI) never reach the terminal or `summary.md` raw, and neither do case names read from
+/// a report by `diff`: each is shown as a visible escape.
+#[test]
+fn no_raw_escape_reaches_the_terminal_or_the_summary() {
+    let setup = Setup::new();
+    let validator = fixture("ansi.sh").display().to_string();
+    let result = Command::new(env!("CARGO_BIN_EXE_soulcheck"))
+        .args(["run", "--corpus"])
+        .arg(setup.corpus.path())
+        .args(["--validator", &validator, "--report"])
+        .arg(setup.report())
+        .env("TMPDIR", setup.tmp.path())
+        .output()
+        .expect("run");
+    assert_eq!(result.status.code(), Some(1));
+    let summary = std::fs::read(setup.report().join("summary.md")).expect("summary");
+    for (what, bytes) in [
+        ("stdout", &result.stdout),
+        ("stderr", &result.stderr),
+        ("summary.md", &summary),
+    ] {
+        let text = String::from_utf8_lossy(bytes);
+        assert!(!text.contains('\u{1b}'), "{what}: {text}");
+        assert!(
+            !text.contains('\u{9b}') && !text.contains('\r'),
+            "{what}: {text}"
+        );
+    }
+    let summary = String::from_utf8_lossy(&summary);
+    assert!(
+        summary.contains("\\x1b]0;pwned\\x07\\x1b[2J\\r"),
+        "{summary}"
+    );
+
+    let old = setup.report().join("report.jsonl");
+    let text = std::fs::read_to_string(&old).expect("report");
+    let forged = text.replacen(
+        "\"soul-kit/case-00\"",
+        "\"soul-kit/case-00\\u001b]0;pwned\\u0007\\u001b[2J\"",
+        1,
+    );
+    assert_ne!(forged, text, "the report names soul-kit/case-00");
+    let new = setup.out.path().join("forged.jsonl");
+    std::fs::write(&new, forged).expect("forged");
+    let diff = Command::new(env!("CARGO_BIN_EXE_soulcheck"))
+        .arg("diff")
+        .args([&old, &new])
+        .output()
+        .expect("diff");
+    let shown = String::from_utf8_lossy(&diff.stdout);
+    assert!(!shown.contains('\u{1b}'), "{shown}");
+    assert!(shown.contains("case-00\\x1b]0;pwned"), "{shown}");
+}
