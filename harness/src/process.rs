@@ -84,6 +84,20 @@ pub struct Finished {
     pub duration: Duration,
 }
 
+/// Whether each validator runs in a PID namespace of its own, so that nothing it starts
+/// survives a `SIGKILL` of the harness (probed once; see `src/preexec.rs`). Always false
+/// outside Linux.
+pub fn pid_namespaces() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        preexec::pid_namespace::available()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        false
+    }
+}
+
 /// A running validator process, contained as the module docs say. Dropping it ends it
 /// (kills it and everything it started, and reaps it).
 pub(crate) struct Running {
