@@ -37,6 +37,20 @@ pub fn visible(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// [`visible`] for text that must stay on one line (a heading, a name): line feeds are
+/// shown as `\n` too.
+pub fn visible_line(text: &str) -> Cow<'_, str> {
+    if !text.contains('\n') {
+        return visible(text);
+    }
+    Cow::Owned(
+        text.split('\n')
+            .map(|part| visible(part).into_owned())
+            .collect::<Vec<_>>()
+            .join("\\n"),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -51,5 +65,9 @@ mod tests {
         );
         assert!(!shown.chars().any(hidden));
         assert!(matches!(visible("plain\ttext\nline é"), Cow::Borrowed(_)));
+        assert_eq!(
+            visible_line("name\n## forged\u{1b}"),
+            "name\\n## forged\\x1b"
+        );
     }
 }
