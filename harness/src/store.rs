@@ -79,6 +79,16 @@ impl Store {
         }
     }
 
+    /// Whether anything at all is at `relative` (a dangling symlink included).
+    pub fn exists(&self, relative: &Path) -> bool {
+        match self {
+            Store::Disk(root) => std::fs::symlink_metadata(root.join(relative)).is_ok(),
+            Store::Embedded(dir) => {
+                relative.as_os_str().is_empty() || index(dir).contains_key(relative)
+            }
+        }
+    }
+
     /// The bytes of a file.
     pub fn read(&self, relative: &Path) -> Result<Cow<'static, [u8]>, LoadError> {
         match self {

@@ -388,6 +388,10 @@ fn a_hostile_corpus_is_refused_and_touches_nothing_outside() {
     let escape = escape.to_str().expect("utf-8").to_owned();
     let secret_path = secret.to_str().expect("utf-8").to_owned();
     let secret_link = secret_path.clone();
+    let secret_input = secret_path.clone();
+    // A well-formed catalogue outside the corpus, reached through a symlink: refused
+    // although it would parse.
+    let secret_rules = outside.path().join("rules.toml");
     type Prepare<'a> = Box<dyn Fn(&Path) + 'a>;
     let variants: Vec<(&str, Prepare)> = vec![
         (
@@ -444,6 +448,41 @@ fn a_hostile_corpus_is_refused_and_touches_nothing_outside() {
             "case.toml FIFO",
             Box::new(|root: &Path| hostile_corpus(root, None)),
         ),
+        (
+            "case.toml device",
+            Box::new(|root: &Path| {
+                hostile_corpus(root, Some(""));
+                let case_toml = root.join("soul-kit/case-00/case.toml");
+                std::fs::remove_file(&case_toml).expect("rm");
+                std::os::unix::fs::symlink("/dev/zero", case_toml).expect("symlink");
+            }),
+        ),
+        (
+            "input symlink out",
+            Box::new(move |root: &Path| {
+                hostile_corpus(
+                root,
+                Some("description = \"hostile\"\nrules = [\"soul-kit.name.length\"]\nverdict = \"accept\"\ninput = \"input.soulkit.json\"\n"),
+            );
+                let input = root.join("soul-kit/case-00/input.soulkit.json");
+                std::fs::remove_file(&input).expect("rm");
+                std::os::unix::fs::symlink(&secret_input, input).expect("symlink");
+            }),
+        ),
+        (
+            "catalogue symlink out",
+            Box::new(move |root: &Path| {
+                hostile_corpus(
+                    root,
+                    Some(&recipe("template.soulkit.json", "input.soulkit.json")),
+                );
+                let rules = root.join("soul-kit/rules.toml");
+                let text = std::fs::read(&rules).expect("rules");
+                std::fs::write(&secret_rules, text).expect("outside rules");
+                std::fs::remove_file(&rules).expect("rm");
+                std::os::unix::fs::symlink(&secret_rules, rules).expect("symlink");
+            }),
+        ),
     ];
     for (name, prepare) in variants {
         let root = tempfile::tempdir().expect("corpus");
@@ -493,6 +532,7 @@ fn a_hostile_corpus_is_refused_and_touches_nothing_outside() {
             .flatten()
             .map(|entry| entry.file_name())
             .collect();
+        let names: Vec<_> = names.into_iter().filter(|n| n != "rules.toml").collect();
         assert_eq!(names, ["secret"], "{name}");
     }
 }
