@@ -67,9 +67,11 @@ pub(crate) fn contain(command: &mut Command, parent: Pid, ruleset: Option<Rulese
     };
     // SAFETY: the hook runs in the forked child before exec. It only makes system calls
     // (prctl, getppid, getpid, landlock_restrict_self and close, through rustix and the
-    // landlock crate, which build no heap values on these paths) and touches no state
-    // shared with other threads: the ruleset was moved into the closure, and `take`
-    // moves it out of the child's own copy of the closure.
+    // landlock crate, which build no heap values on these paths; unshare, pipe2, fork,
+    // waitpid, read, write and close_range for the PID namespace, through libc) and
+    // touches no state shared with other threads: the ruleset was moved into the
+    // closure, and `take` moves it out of the child's own copy of the closure. The
+    // namespace's probe (`available`) runs before the hook is built, in the parent.
     unsafe {
         command.pre_exec(hook);
     }
