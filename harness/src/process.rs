@@ -1,7 +1,9 @@
 //! Running an untrusted validator process, bounded by construction:
 //!
 //! - it starts in a process group of its own, dies with the harness, adopts its own
-//!   orphans ([`crate::preexec`]) and runs in a sandbox ([`crate::sandbox`]);
+//!   orphans, runs in a PID namespace of its own where the kernel allows one, so all it
+//!   started dies with the harness too ([`crate::preexec`]), and runs in a sandbox
+//!   ([`crate::sandbox`]);
 //! - when its case ends (it exited, or ran past the deadline), it and everything it
 //!   started are killed, a `setsid` grandchild included ([`crate::reaper`]);
 //! - its output is read by the waiting thread itself (`poll`, no reader threads), at
