@@ -737,10 +737,23 @@ impl Corpus {
         let mut cases = Vec::new();
         for format in Format::ALL {
             let format_dir = Path::new(format.name());
-            if store.kind(format_dir) != Some(Kind::Dir) {
-                continue;
+            // What is neither a directory nor a regular file (a symlink, which might lead
+            // out of the corpus, a FIFO, a device) is refused, never skipped or followed.
+            let special = |relative: &Path| {
+                LoadError::invalid(
+                    &store.display(relative),
+                    "is a symlink or a special file; a corpus holds directories and regular files only",
+                )
+            };
+            match store.kind(format_dir) {
+                Some(Kind::Dir) => {}
+                None if store.exists(format_dir) => return Err(special(format_dir)),
+                _ => continue,
             }
             for (name, kind) in store.list(format_dir)? {
+                if kind.is_none() {
+                    return Err(special(&format_dir.join(&name)));
+                }
                 if kind == Some(Kind::Dir) {
                     let dir = StoreDir {
                         store: store.clone(),

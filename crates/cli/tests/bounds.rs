@@ -389,6 +389,7 @@ fn a_hostile_corpus_is_refused_and_touches_nothing_outside() {
     let secret_path = secret.to_str().expect("utf-8").to_owned();
     let secret_link = secret_path.clone();
     let secret_input = secret_path.clone();
+    let outside_case = outside.path().to_owned();
     // A well-formed catalogue outside the corpus, reached through a symlink: refused
     // although it would parse.
     let secret_rules = outside.path().join("rules.toml");
@@ -470,6 +471,23 @@ fn a_hostile_corpus_is_refused_and_touches_nothing_outside() {
             }),
         ),
         (
+            "case directory symlink out",
+            Box::new(move |root: &Path| {
+                hostile_corpus(
+                    root,
+                    Some(&recipe("template.soulkit.json", "input.soulkit.json")),
+                );
+                // A whole case outside the corpus, linked in: its files would be read.
+                let case = outside_case.join("case-x");
+                std::fs::create_dir_all(&case).expect("outside case");
+                for file in ["case.toml", "template.soulkit.json"] {
+                    std::fs::copy(root.join("soul-kit/case-00").join(file), case.join(file))
+                        .expect("copy");
+                }
+                std::os::unix::fs::symlink(&case, root.join("soul-kit/case-01")).expect("symlink");
+            }),
+        ),
+        (
             "catalogue symlink out",
             Box::new(move |root: &Path| {
                 hostile_corpus(
@@ -532,7 +550,10 @@ fn a_hostile_corpus_is_refused_and_touches_nothing_outside() {
             .flatten()
             .map(|entry| entry.file_name())
             .collect();
-        let names: Vec<_> = names.into_iter().filter(|n| n != "rules.toml").collect();
+        let names: Vec<_> = names
+            .into_iter()
+            .filter(|n| n != "rules.toml" && n != "case-x")
+            .collect();
         assert_eq!(names, ["secret"], "{name}");
     }
 }
