@@ -55,8 +55,7 @@ pub(crate) fn contain(command: &mut Command, parent: Pid, ruleset: Option<Rulese
         }
         #[cfg(target_os = "linux")]
         if isolate {
-            // Returns only in the validator's own process, inside the new namespace (or
-            // here, unchanged, when the kernel refuses one).
+            // Returns only in the validator's own process, inside the new namespace.
             pid_namespace::enter()?;
         }
         set_child_subreaper(Some(getpid()))?;
@@ -236,16 +235,15 @@ pub(crate) mod pid_namespace {
 
     /// Enters a new PID namespace as described in the module docs. Returns in the
     /// validator's process (pid 2 of the namespace), ready to exec; the keeper and the
-    /// init never return. When the kernel refuses a namespace, returns at once, and the
-    /// validator runs in the caller's process as it would without one.
+    /// init never return. Called only where [`available`] said the kernel allows one: a
+    /// refusal now fails the spawn, as a validator never runs with less containment than
+    /// the run announced (nor in a user namespace left without its id maps).
     pub(crate) fn enter() -> io::Result<()> {
         // SAFETY: the caller is the single-threaded child between fork and exec; only raw
         // system calls follow (no allocation, no lock), and the keeper and the init leave
         // through `_exit` alone.
         unsafe {
-            if unshare_pid().is_err() {
-                return Ok(());
-            }
+            unshare_pid()?;
             let mut status_pipe = [0 as libc::c_int; 2];
             if libc::pipe2(status_pipe.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
                 return Err(last_error());
