@@ -34,6 +34,15 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 : "${SOULCHECK_COMMAND:?SOULCHECK_COMMAND, the validator command, is required}"
 report_dir=${SOULCHECK_REPORT_DIR:-soulcheck-report}
+# Every output is one `name=value` line of $GITHUB_OUTPUT: a line break in a value would
+# start a line of its own (`certified=true`), so a value holding one is refused before
+# anything runs. The report directory is the only input that reaches an output.
+case $report_dir in
+*$'\n'* | *$'\r'*)
+    echo "certify.sh: the report directory holds a line break; refused (it would forge \$GITHUB_OUTPUT lines)" >&2
+    exit 2
+    ;;
+esac
 
 if [ -n "${SOULCHECK_BIN:-}" ]; then
     soulcheck=$SOULCHECK_BIN
@@ -105,15 +114,27 @@ if compgen -G "$report_dir/certificates/*.json" >/dev/null; then
         certified=true
     fi
 fi
+# One output as a `name=value` line; a value with a line break is refused (checked for the
+# report directory above, and again here for every value, so no later change can forge a
+# line).
+output() {
+    case $2 in
+    *$'\n'* | *$'\r'*)
+        echo "certify.sh: the $1 output holds a line break; refused" >&2
+        exit 2
+        ;;
+    esac
+    printf '%s=%s\n' "$1" "$2"
+}
 if [ -n "${GITHUB_OUTPUT:-}" ]; then
     {
-        echo "exit-code=$status"
-        echo "certified=$certified"
-        echo "report-dir=$report_dir"
-        echo "report=$report"
-        echo "html=$html"
-        echo "junit=$report_dir/junit.xml"
-        echo "summary=$report_dir/summary.md"
+        output exit-code "$status"
+        output certified "$certified"
+        output report-dir "$report_dir"
+        output report "$report"
+        output html "$html"
+        output junit "$report_dir/junit.xml"
+        output summary "$report_dir/summary.md"
     } >>"$GITHUB_OUTPUT"
 fi
 echo "soulcheck: exit code $status, certified: $certified, reports in $report_dir" >&2

@@ -228,6 +228,16 @@ pub(crate) fn shorten(mut diagnostic: Diagnostic) -> Diagnostic {
     diagnostic
 }
 
+/// The first [`MAX_TEXT`] bytes of `text` (on a character boundary), copied: what a
+/// diagnostic keeps of a match, without copying the rest first.
+pub(crate) fn kept(text: &str) -> String {
+    let mut end = text.len().min(MAX_TEXT);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text[..end].to_owned()
+}
+
 fn cut(text: &mut String) {
     if text.len() > MAX_TEXT {
         let mut end = MAX_TEXT;

@@ -11,7 +11,7 @@ use serde::Serialize;
 use soulcheck_vocabulary::catalogue::{RuleEntry, RulesFile};
 use soulcheck_vocabulary::{Basis, Format, Level, Severity};
 
-use crate::store::Store;
+use crate::store::{Kind, Store};
 use crate::LoadError;
 
 /// One rule of one format.
@@ -71,10 +71,20 @@ impl Catalogue {
         let mut catalogue = Catalogue::default();
         for format in Format::ALL {
             let relative = Path::new(format.name()).join("rules.toml");
-            if store.kind(&relative).is_none() {
-                continue;
-            }
             let path = store.display(&relative);
+            match store.kind(&relative) {
+                Some(Kind::File) => {}
+                None if !store.exists(&relative) => continue,
+                // A symlink (which might lead out of the corpus), a FIFO, a device or a
+                // directory: refused, not skipped, so a format never loses its rules
+                // silently.
+                _ => {
+                    return Err(LoadError::invalid(
+                        &path,
+                        "is not a regular file; a catalogue is read from a regular file only",
+                    ))
+                }
+            }
             let text = store.read_to_string(&relative)?;
             let file = RulesFile::parse(&text)
                 .map_err(|error| LoadError::invalid(&path, error.to_string()))?;

@@ -12,6 +12,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use soulcheck_vocabulary::{Location, Profile, Verdict};
 
+use crate::files;
 use crate::store::{Kind, Store, StoreDir};
 use crate::tree::{TreeSpec, TreeTable};
 use crate::LoadError;
@@ -168,6 +169,34 @@ pub struct Recipe {
 }
 
 impl Recipe {
+    /// Refuses a recipe whose files could lie outside its case: the `template` must be a
+    /// relative path of plain names inside the case directory, and the `output` (the
+    /// name a validator sees, written into the scratch directory and by `cases export`)
+    /// one plain file name. A hostile corpus could otherwise read host files into an
+    /// input (`template = "/etc/shadow"`) or write anywhere (`output = "../../x"`).
+    pub(crate) fn check_paths(&self, case_file: &Path) -> Result<(), LoadError> {
+        files::check_relative(Path::new(&self.template)).map_err(|why| {
+            LoadError::invalid(
+                case_file,
+                format!("recipe template `{}` is refused: {why}", self.template),
+            )
+        })?;
+        if let Some(output) = &self.output {
+            let mut components = Path::new(output).components();
+            let plain = matches!(
+                (components.next(), components.next()),
+                (Some(std::path::Component::Normal(_)), None)
+            );
+            if !plain {
+                return Err(LoadError::invalid(
+                    case_file,
+                    format!("recipe output `{output}` is refused: it must be one plain file name"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Produces the input bytes described by the recipe.
     pub fn build(&self, case_dir: &StoreDir) -> Result<Vec<u8>, LoadError> {
         let path = case_dir.display(&self.template);
@@ -480,7 +509,22 @@ impl Case {
                     }
                 }
             }
-            (None, Some(recipe), None) => InputSource::Recipe(recipe),
+            (None, Some(recipe), None) => {
+                recipe.check_paths(&path)?;
+                // Looked at without following symlinks: a symlink, a FIFO or a device
+                // as a template is refused here, when the corpus loads, not when a run
+                // first builds the input.
+                if dir.kind(&recipe.template) != Some(Kind::File) {
+                    return Err(LoadError::invalid(
+                        &path,
+                        format!(
+                            "recipe template `{}` is not a regular file in the case",
+                            recipe.template
+                        ),
+                    ));
+                }
+                InputSource::Recipe(recipe)
+            }
             (None, None, Some(tree)) => InputSource::Tree(tree.into_spec(None, &path)?),
             _ => {
                 return Err(LoadError::invalid(
@@ -693,10 +737,23 @@ impl Corpus {
         let mut cases = Vec::new();
         for format in Format::ALL {
             let format_dir = Path::new(format.name());
-            if store.kind(format_dir) != Some(Kind::Dir) {
-                continue;
+            // What is neither a directory nor a regular file (a symlink, which might lead
+            // out of the corpus, a FIFO, a device) is refused, never skipped or followed.
+            let special = |relative: &Path| {
+                LoadError::invalid(
+                    &store.display(relative),
+                    "is a symlink or a special file; a corpus holds directories and regular files only",
+                )
+            };
+            match store.kind(format_dir) {
+                Some(Kind::Dir) => {}
+                None if store.exists(format_dir) => return Err(special(format_dir)),
+                _ => continue,
             }
             for (name, kind) in store.list(format_dir)? {
+                if kind.is_none() {
+                    return Err(special(&format_dir.join(&name)));
+                }
                 if kind == Some(Kind::Dir) {
                     let dir = StoreDir {
                         store: store.clone(),

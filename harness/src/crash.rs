@@ -4,7 +4,7 @@
 //! matches on an exit code that means "reject", the case is a crash instead, and the
 //! record says which line matched.
 
-use regex::Regex;
+use regex::{Regex, RegexBuilder};
 use serde::{Deserialize, Serialize};
 
 /// The built-in patterns: the uncaught errors of common runtimes, by name.
@@ -22,6 +22,23 @@ const DEFAULTS: &[(&str, &str)] = &[
     ("go panic", r"(?ms)^panic: .*^goroutine \d+ \["),
     ("rust panic", r"(?m)^thread '[^']*' panicked at"),
 ];
+
+/// Bytes the compiled program of one pattern (crash or mapping) may take; a larger one is
+/// refused when it is compiled (the regex crate's default is 10 MiB).
+pub const PATTERN_PROGRAM: usize = 256 * 1024;
+
+/// Bytes of lazy-DFA cache one pattern may grow to while it searches (the default is 2
+/// MiB); past it the search falls back to slower engines, never to more memory.
+pub const PATTERN_CACHE: usize = 256 * 1024;
+
+/// Compiles a crash or mapping pattern within [`PATTERN_PROGRAM`] and [`PATTERN_CACHE`], so
+/// what a pattern costs does not depend on what it is matched against.
+pub fn compile(pattern: &str) -> Result<Regex, regex::Error> {
+    RegexBuilder::new(pattern)
+        .size_limit(PATTERN_PROGRAM)
+        .dfa_size_limit(PATTERN_CACHE)
+        .build()
+}
 
 /// One pattern, named for reports (a built-in by what it recognises, a user's by its text).
 #[derive(Debug, Clone)]
@@ -55,7 +72,7 @@ impl CrashPatterns {
             patterns: DEFAULTS
                 .iter()
                 .filter_map(|(name, pattern)| {
-                    Regex::new(pattern).ok().map(|regex| CrashPattern {
+                    compile(pattern).ok().map(|regex| CrashPattern {
                         name: (*name).to_owned(),
                         regex,
                     })
@@ -73,7 +90,7 @@ impl CrashPatterns {
     pub fn add(&mut self, pattern: &str) -> Result<(), regex::Error> {
         self.patterns.push(CrashPattern {
             name: pattern.to_owned(),
-            regex: Regex::new(pattern)?,
+            regex: compile(pattern)?,
         });
         Ok(())
     }

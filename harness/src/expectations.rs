@@ -35,7 +35,7 @@ struct Entry {
 impl Expectations {
     /// Loads an expectations file and checks every listed case exists.
     pub fn load(path: &Path, cases: &[Case]) -> Result<Expectations, LoadError> {
-        let text = std::fs::read_to_string(path).map_err(|source| LoadError::io(path, source))?;
+        let text = crate::files::read_string(path, crate::files::MAX_CONFIG_FILE)?;
         let file: File =
             toml::from_str(&text).map_err(|error| LoadError::invalid(path, error.to_string()))?;
         let mut failures = BTreeMap::new();

@@ -40,7 +40,8 @@ pub fn export(corpus: &Corpus, catalogue: &Catalogue, dir: &Path) -> Result<usiz
         std::fs::create_dir_all(&case_dir).map_err(|source| LoadError::io(&case_dir, source))?;
         match case.tree() {
             None => {
-                let target = case_dir.join(case.input_name());
+                // Confined to the case's directory, whatever name a corpus gave.
+                let target = crate::files::confine(&case_dir, Path::new(case.input_name()))?;
                 std::fs::write(&target, case.input_bytes()?)
                     .map_err(|source| LoadError::io(&target, source))?;
             }

@@ -10,7 +10,7 @@ use std::process::Command;
 use regex::Regex;
 use serde::Deserialize;
 
-use crate::bounded::{self, Wire, MAX_DIAGNOSTICS};
+use crate::bounded::{self, kept, Wire, MAX_DIAGNOSTICS};
 use crate::crash::CrashPatterns;
 use crate::process::{self, Exit, Limits};
 use crate::sandbox::Sandbox;
@@ -143,7 +143,13 @@ impl Validator for CommandValidator {
         };
         let (path, name, stdin) = match request.input {
             Input::Document { file_name, bytes } => {
-                let path = scratch.path().join(file_name);
+                // Confined to the case's scratch directory, whatever name a corpus gave.
+                let path = match crate::files::confine(scratch.path(), Path::new(file_name)) {
+                    Ok(path) => path,
+                    Err(error) => {
+                        return crashed(format!("cannot write the input copy: {error}")).into()
+                    }
+                };
                 if let Err(error) = std::fs::write(&path, bytes) {
                     return crashed(format!("cannot write the input copy: {error}")).into();
                 }
@@ -309,9 +315,14 @@ fn interpret(
     }
     let mut dropped = 0;
     let diagnostics = mapping.map(|mapping| {
-        let mut all = text.into_owned();
+        // The patterns read a fixed window of each stream, not the whole output: what they
+        // cost is then their number times the window, whatever the validator printed.
+        let window = |stream: &[u8]| {
+            String::from_utf8_lossy(&stream[..stream.len().min(MAPPING_WINDOW)]).into_owned()
+        };
+        let mut all = window(stdout);
         all.push('\n');
-        all.push_str(&String::from_utf8_lossy(stderr));
+        all.push_str(&window(stderr));
         let (found, count) = mapping.diagnostics(&all, request.format.name());
         dropped = count;
         found
@@ -325,6 +336,14 @@ fn interpret(
         dropped,
     )
 }
+
+/// Bytes of each of stdout and stderr a mapping's diagnostic patterns read: room for far
+/// more than [`MAX_DIAGNOSTICS`] lines of diagnostics, and a bound on what thousands of
+/// patterns cost over an output of any size.
+pub const MAPPING_WINDOW: usize = 256 * 1024;
+
+/// Most diagnostic patterns a mapping may have.
+pub const MAX_MAPPING_PATTERNS: usize = 4096;
 
 /// Teaches the harness to read an unmodified tool: which exit codes mean accept and
 /// reject, and regular expressions over its output that map to catalogued rules.
@@ -414,19 +433,29 @@ fn error_severity() -> Severity {
 impl Mapping {
     /// Loads a mapping file (TOML; see `harness/PROTOCOL.md`).
     pub fn load(path: &Path) -> Result<Mapping, LoadError> {
-        let text = std::fs::read_to_string(path).map_err(|source| LoadError::io(path, source))?;
+        let text = crate::files::read_string(path, crate::files::MAX_CONFIG_FILE)?;
         let file: MappingFile =
             toml::from_str(&text).map_err(|error| LoadError::invalid(path, error.to_string()))?;
         let mut patterns = Vec::new();
+        let crash_count = file.crash.as_ref().map_or(0, |crash| crash.patterns.len());
+        if file.diagnostics.len() + crash_count > MAX_MAPPING_PATTERNS {
+            return Err(LoadError::invalid(
+                path,
+                format!(
+                    "{} patterns; a mapping has at most {MAX_MAPPING_PATTERNS}",
+                    file.diagnostics.len() + crash_count
+                ),
+            ));
+        }
         if let Some(crash) = &file.crash {
             for pattern in &crash.patterns {
-                Regex::new(pattern).map_err(|error| {
+                crate::crash::compile(pattern).map_err(|error| {
                     LoadError::invalid(path, format!("crash pattern {pattern:?}: {error}"))
                 })?;
             }
         }
         for entry in file.diagnostics {
-            let regex = Regex::new(&entry.pattern).map_err(|error| {
+            let regex = crate::crash::compile(&entry.pattern).map_err(|error| {
                 LoadError::invalid(path, format!("pattern {:?}: {error}", entry.pattern))
             })?;
             patterns.push(Pattern {
@@ -456,12 +485,20 @@ impl Mapping {
             if !pattern.formats.is_empty() && !pattern.formats.iter().any(|f| f == format) {
                 continue;
             }
+            if found.len() >= MAX_DIAGNOSTICS {
+                // Only counted: finding matches needs no capture groups, which cost more.
+                dropped += pattern.regex.find_iter(output).count();
+                continue;
+            }
             for captures in pattern.regex.captures_iter(output) {
                 if found.len() >= MAX_DIAGNOSTICS {
                     dropped += 1;
                     continue;
                 }
-                let group = |name: &str| captures.name(name).map(|m| m.as_str().to_owned());
+                // Only the kept prefix of a group is copied: a match may span the whole
+                // output, and copying it whole for each of thousands of patterns is
+                // what made a mapping's memory grow with patterns times output.
+                let group = |name: &str| captures.name(name).map(|m| kept(m.as_str()));
                 let number = |name: &str| group(name).and_then(|text| text.parse().ok());
                 let location = Location {
                     pointer: group("pointer"),
@@ -475,7 +512,7 @@ impl Mapping {
                     location: located.then_some(location),
                     message: captures
                         .get(0)
-                        .map_or_else(String::new, |m| m.as_str().to_owned()),
+                        .map_or_else(String::new, |m| kept(m.as_str())),
                 }));
             }
         }

@@ -6,8 +6,9 @@
 //! and the process exits with 128 plus the signal's number (130 for `SIGINT`, 143 for
 //! `SIGTERM`, 129 for `SIGHUP`), as a shell reports a death by that signal.
 //!
-//! `SIGKILL` cannot be caught: then each validator dies by its parent-death signal
-//! ([`crate::preexec`]), and the next run removes the scratch directory
+//! `SIGKILL` cannot be caught: then each validator dies by its parent-death signal, and
+//! everything it started with it, its PID namespace emptied by the kernel where the
+//! kernel allows one ([`crate::preexec`]); the next run removes the scratch directory
 //! ([`crate::scratch`]).
 
 use std::io;

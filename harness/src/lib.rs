@@ -22,6 +22,7 @@ pub mod differential;
 pub mod expectations;
 pub mod export;
 pub mod external;
+pub mod files;
 pub mod interrupt;
 pub mod libtest;
 pub mod persistent;

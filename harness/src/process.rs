@@ -1,7 +1,9 @@
 //! Running an untrusted validator process, bounded by construction:
 //!
 //! - it starts in a process group of its own, dies with the harness, adopts its own
-//!   orphans ([`crate::preexec`]) and runs in a sandbox ([`crate::sandbox`]);
+//!   orphans, runs in a PID namespace of its own where the kernel allows one, so all it
+//!   started dies with the harness too ([`crate::preexec`]), and runs in a sandbox
+//!   ([`crate::sandbox`]);
 //! - when its case ends (it exited, or ran past the deadline), it and everything it
 //!   started are killed, a `setsid` grandchild included ([`crate::reaper`]);
 //! - its output is read by the waiting thread itself (`poll`, no reader threads), at
@@ -82,6 +84,20 @@ pub struct Finished {
     pub stderr_truncated: bool,
     /// Wall time.
     pub duration: Duration,
+}
+
+/// Whether each validator runs in a PID namespace of its own, so that nothing it starts
+/// survives a `SIGKILL` of the harness (probed once; see `src/preexec.rs`). Always false
+/// outside Linux.
+pub fn pid_namespaces() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        preexec::pid_namespace::available()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        false
+    }
 }
 
 /// A running validator process, contained as the module docs say. Dropping it ends it

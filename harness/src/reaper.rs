@@ -16,7 +16,12 @@
 //!   killing it is always right (a validator that clears its own subreaper attribute
 //!   loses its orphans early: that is its doing);
 //! - on `SIGINT` or `SIGTERM` ([`crate::interrupt`]), [`end_all`] does the same for every
-//!   validator still running, and no new one starts.
+//!   validator still running, and no new one starts;
+//! - what no live harness can do after a `SIGKILL` of it, the kernel does: on Linux each
+//!   validator runs in a PID namespace of its own ([`crate::preexec`]), emptied when the
+//!   harness's death ends the namespace's init. The pid a started process is recorded
+//!   under is its keeper's, an ancestor of the validator, so the walks above find the
+//!   validator and everything below it as before.
 //!
 //! The harness kills every process it adopts: a program that embeds this crate and
 //! starts children of its own outside it should not rely on them surviving orphanhood.

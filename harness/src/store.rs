@@ -1,7 +1,9 @@
 //! Where the corpus's files are read from: a `cases/` directory on disk, or the corpus
 //! embedded in a binary (`soulcheck-corpus`). Everything the harness reads from the corpus
 //! (case files, inputs, recipe templates, committed trees, rule catalogues) goes through
-//! [`Store`], so an embedded corpus behaves exactly like a checkout. Nothing here writes.
+//! [`Store`], so an embedded corpus behaves exactly like a checkout. On disk every file is read
+//! through [`crate::files`]: a regular file inside the corpus directory, at most
+//! [`files::MAX_CORPUS_FILE`] bytes. Nothing here writes.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -10,6 +12,7 @@ use std::sync::{Mutex, OnceLock};
 
 use include_dir::{Dir, DirEntry};
 
+use crate::files;
 use crate::LoadError;
 
 /// The root of a corpus.
@@ -76,14 +79,22 @@ impl Store {
         }
     }
 
+    /// Whether anything at all is at `relative` (a dangling symlink included).
+    pub fn exists(&self, relative: &Path) -> bool {
+        match self {
+            Store::Disk(root) => std::fs::symlink_metadata(root.join(relative)).is_ok(),
+            Store::Embedded(dir) => {
+                relative.as_os_str().is_empty() || index(dir).contains_key(relative)
+            }
+        }
+    }
+
     /// The bytes of a file.
     pub fn read(&self, relative: &Path) -> Result<Cow<'static, [u8]>, LoadError> {
         match self {
+            // Through the one bounded reader: a regular file inside the root only.
             Store::Disk(root) => {
-                let path = root.join(relative);
-                std::fs::read(&path)
-                    .map(Cow::Owned)
-                    .map_err(|source| LoadError::io(&path, source))
+                files::read_in(root, relative, files::MAX_CORPUS_FILE).map(Cow::Owned)
             }
             Store::Embedded(dir) => match index(dir).get(relative) {
                 Some(DirEntry::File(file)) => Ok(Cow::Borrowed(file.contents())),

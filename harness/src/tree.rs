@@ -202,6 +202,9 @@ fn check_entry(entry: &TreeEntry, case_toml: &Path) -> Result<(), LoadError> {
             entry.path.escape_debug()
         ));
     }
+    if let Some(recipe) = &entry.recipe {
+        recipe.check_paths(case_toml)?;
+    }
     let has_content = entry.content.is_some() || entry.recipe.is_some();
     match entry.kind {
         EntryKind::File if entry.content.is_some() && entry.recipe.is_some() => defect(format!(

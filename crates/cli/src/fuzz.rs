@@ -632,6 +632,8 @@ fn one_line(text: &str, max: usize) -> String {
         .chars()
         .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
         .collect();
+    // What a validator printed is untrusted: escapes are shown, never passed through.
+    let flat = soulcheck_vocabulary::display::visible(&flat).into_owned();
     if flat.chars().count() <= max {
         flat
     } else {

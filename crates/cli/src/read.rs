@@ -3,11 +3,11 @@
 //! opened, and again after, should one be swapped in), and never more than the limit plus
 //! one byte, so a huge, endless or growing file costs no more than one at the limit.
 
-use std::fs::{File, Metadata};
 use std::io::Read as _;
 use std::path::Path;
 
 use anyhow::{bail, Context as _, Result};
+use soulcheck_harness::files::{self, OpenError};
 
 /// What was read of a document.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,23 +29,19 @@ pub enum Document {
 /// what opened is looked at again before a byte is read.
 pub fn read_document(path: &Path, max_bytes: Option<usize>) -> Result<Document> {
     let shown = path.display();
-    let found = std::fs::metadata(path).with_context(|| format!("cannot read {shown}"))?;
-    if !found.is_file() {
-        bail!(
-            "{shown} is {}; check reads a regular file or a directory",
-            describe(&found)
-        );
-    }
-    let file = open_nonblocking(path).with_context(|| format!("cannot read {shown}"))?;
-    let opened = file
-        .metadata()
-        .with_context(|| format!("cannot read {shown}"))?;
-    if !opened.is_file() {
-        bail!(
-            "{shown} became {} while it was opened; check reads a regular file or a directory",
-            describe(&opened)
-        );
-    }
+    // The harness's one opener of untrusted files: regular files only, opened without
+    // blocking, looked at again once open.
+    let (file, opened) = match files::open_regular(path) {
+        Ok(opened) => opened,
+        Err(OpenError::Io(error)) => {
+            return Err(error).with_context(|| format!("cannot read {shown}"));
+        }
+        Err(OpenError::NotRegular { what, swapped }) => {
+            let verb = if swapped { "became" } else { "is" };
+            let when = if swapped { " while it was opened" } else { "" };
+            bail!("{shown} {verb} {what}{when}; check reads a regular file or a directory");
+        }
+    };
     let Some(max) = max_bytes else {
         let mut bytes = Vec::new();
         let mut file = file;
@@ -69,43 +65,6 @@ pub fn read_document(path: &Path, max_bytes: Option<usize>) -> Result<Document> 
         });
     }
     Ok(Document::Bytes(bytes))
-}
-
-/// What a non-regular file is, for messages.
-fn describe(metadata: &Metadata) -> &'static str {
-    if metadata.is_dir() {
-        return "a directory";
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt as _;
-        let kind = metadata.file_type();
-        if kind.is_fifo() {
-            return "a FIFO";
-        }
-        if kind.is_socket() {
-            return "a socket";
-        }
-        if kind.is_block_device() || kind.is_char_device() {
-            return "a device";
-        }
-    }
-    "neither a regular file nor a directory"
-}
-
-#[cfg(unix)]
-fn open_nonblocking(path: &Path) -> std::io::Result<File> {
-    use rustix::fs::{open, Mode, OFlags};
-    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer. It changes
-    // nothing for the regular file read afterwards.
-    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let fd = open(path, flags, Mode::empty()).map_err(std::io::Error::from)?;
-    Ok(File::from(fd))
-}
-
-#[cfg(not(unix))]
-fn open_nonblocking(path: &Path) -> std::io::Result<File> {
-    File::open(path)
 }
 
 #[cfg(test)]

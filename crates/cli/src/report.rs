@@ -86,8 +86,11 @@ pub fn report(command: ReportCommand) -> Result<ExitCode> {
                 output::print(&format!("wrote {}\n", out.display()))?;
                 return Ok(ExitCode::SUCCESS);
             }
-            let committed = std::fs::read_to_string(&out)
-                .with_context(|| format!("cannot read {}", out.display()))?;
+            // Through the one bounded reader: a FIFO or a device is refused, not waited on.
+            let committed = soulcheck_harness::files::read_string(
+                &out,
+                soulcheck_harness::files::MAX_REPORT_FILE,
+            )?;
             match scoreboard::check(&committed, &fresh) {
                 None => {
                     output::print(&format!("{} is up to date\n", out.display()))?;

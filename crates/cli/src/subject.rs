@@ -141,7 +141,13 @@ impl ValidatorArgs {
     /// The sandbox validators run in: writes confined to their temporary directories, and
     /// the corpus hidden when it is on disk (the built-in corpus is not on disk at all).
     fn sandbox(&self, store: &Store) -> Result<Sandbox> {
-        if self.no_sandbox || self.is_reference() {
+        if self.is_reference() {
+            return Ok(Sandbox::off());
+        }
+        if !soulcheck_harness::process::pid_namespaces() {
+            eprintln!("note: this kernel gives validators no PID namespace (unprivileged user namespaces are off): what a validator starts outlives a SIGKILL of soulcheck (SIGINT, SIGTERM, SIGHUP and timeouts still end it all)");
+        }
+        if self.no_sandbox {
             return Ok(Sandbox::off());
         }
         if !Sandbox::supported() {

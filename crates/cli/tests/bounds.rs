@@ -81,6 +81,14 @@ fn survivors(marker: &str, groups: &[i32]) -> Vec<(i32, i32)> {
     found
 }
 
+/// Whether `pid` runs the soulcheck binary: the harness, or a validator's keeper or
+/// PID-namespace init (forks of the harness that never exec, so their command line is the
+/// harness's, marker included). Not validators, when counting those that started.
+fn is_soulcheck(pid: i32) -> bool {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .is_ok_and(|cmdline| cmdline.starts_with(env!("CARGO_BIN_EXE_soulcheck").as_bytes()))
+}
+
 /// Polls `check` every 20 ms until it holds or `within` passes.
 fn eventually(within: Duration, mut check: impl FnMut() -> bool) -> bool {
     let deadline = Instant::now() + within;
@@ -150,7 +158,7 @@ impl Setup {
         let validators = || {
             survivors(mark, &[])
                 .into_iter()
-                .filter(|(pid, _)| *pid != harness)
+                .filter(|(pid, _)| *pid != harness && !is_soulcheck(*pid))
                 .collect::<Vec<_>>()
         };
         assert!(
@@ -293,4 +301,409 @@ fn a_killed_run_leaves_nothing_running_and_the_next_run_cleans_up() {
     setup.complete();
     assert_eq!(setup.siblings(), Vec::<String>::new());
     assert_eq!(setup.tmp_left(), Vec::<String>::new());
+}
+
+/// Issue 26, item 6: a line break in the action's `report-dir` input cannot add lines to
+/// `$GITHUB_OUTPUT` (`certified=true`, `exit-code=0`): `scripts/certify.sh` refuses it
+/// with exit 2 before anything runs, and writes nothing to the outputs.
+#[test]
+fn the_action_refuses_a_report_dir_that_would_forge_outputs() {
+    let out = tempfile::tempdir().expect("out");
+    let outputs = out.path().join("github-output");
+    std::fs::write(&outputs, "").expect("outputs");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/certify.sh");
+    for forged in ["r\ncertified=true\nexit-code=0", "r\rcertified=true"] {
+        let result = Command::new("bash")
+            .arg(&script)
+            .env("SOULCHECK_COMMAND", "true {path}")
+            .env("SOULCHECK_BIN", env!("CARGO_BIN_EXE_soulcheck"))
+            .env("SOULCHECK_REPORT_DIR", out.path().join(forged))
+            .env("GITHUB_OUTPUT", &outputs)
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .output()
+            .expect("certify.sh");
+        assert_eq!(result.status.code(), Some(2), "{forged:?}");
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        assert!(stderr.contains("line break"), "{stderr}");
+        let written = std::fs::read_to_string(&outputs).expect("outputs");
+        assert_eq!(written, "", "{forged:?}");
+    }
+}
+
+/// A corpus of one case whose `case.toml` is `case_toml` (written as given, or replaced by
+/// a FIFO when `None`), with a template beside it.
+fn hostile_corpus(root: &Path, case_toml: Option<&str>) {
+    corpus(root, 1);
+    let case = root.join("soul-kit/case-00");
+    std::fs::write(
+        case.join("template.soulkit.json"),
+        "{\"name\": \"@@X@@\"}\n",
+    )
+    .expect("t");
+    match case_toml {
+        Some(text) => std::fs::write(case.join("case.toml"), text).expect("case.toml"),
+        None => {
+            std::fs::remove_file(case.join("case.toml")).expect("rm");
+            mkfifo(&case.join("case.toml"));
+        }
+    }
+}
+
+fn mkfifo(path: &Path) {
+    let status = Command::new("mkfifo").arg(path).status().expect("mkfifo");
+    assert!(status.success());
+}
+
+fn recipe(template: &str, output: &str) -> String {
+    format!("description = \"hostile\"\nrules = [\"soul-kit.name.length\"]\nverdict = \"accept\"\n\n[recipe]\ntemplate = \"{template}\"\nplaceholder = \"@@X@@\"\nunit = \"a\"\ncount = 3\noutput = \"{output}\"\n")
+}
+
+/// Runs `soulcheck` with `args` and a deadline: a hang fails the test instead of holding it.
+fn soulcheck_within(args: &[&std::ffi::OsStr], within: Duration) -> (Option<i32>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_soulcheck"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("soulcheck");
+    let status = wait_within(&mut child, within);
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut stderr)
+        .expect("stderr");
+    (status.code(), stderr)
+}
+
+/// Issue 26, item 3: a hostile corpus (`--corpus DIR`, a pull request to `cases/`) reads
+/// and writes nothing outside its roots. Climbing and absolute recipe paths, a template
+/// that is a FIFO, a device or a symlink out of the case, and a FIFO as `case.toml` are
+/// each refused by `cases export` and by `run` with exit 2 within seconds; the secret
+/// beside the corpus is never copied in, and nothing appears outside the export and
+/// scratch directories.
+#[test]
+fn a_hostile_corpus_is_refused_and_touches_nothing_outside() {
+    let outside = tempfile::tempdir().expect("outside");
+    let secret = outside.path().join("secret");
+    std::fs::write(&secret, "HOST SECRET").expect("secret");
+    let escape = outside.path().join("escaped");
+    let escape = escape.to_str().expect("utf-8").to_owned();
+    let secret_path = secret.to_str().expect("utf-8").to_owned();
+    let secret_link = secret_path.clone();
+    let secret_input = secret_path.clone();
+    let outside_case = outside.path().to_owned();
+    // A well-formed catalogue outside the corpus, reached through a symlink: refused
+    // although it would parse.
+    let secret_rules = outside.path().join("rules.toml");
+    type Prepare<'a> = Box<dyn Fn(&Path) + 'a>;
+    let variants: Vec<(&str, Prepare)> = vec![
+        (
+            "output climbs",
+            Box::new(|root: &Path| {
+                hostile_corpus(
+                    root,
+                    Some(&recipe("template.soulkit.json", "../../../../escaped")),
+                )
+            }),
+        ),
+        (
+            "output absolute",
+            Box::new(move |root: &Path| {
+                hostile_corpus(root, Some(&recipe("template.soulkit.json", &escape)))
+            }),
+        ),
+        (
+            "template absolute",
+            Box::new(move |root: &Path| {
+                hostile_corpus(root, Some(&recipe(&secret_path, "input.soulkit.json")))
+            }),
+        ),
+        (
+            "template climbs",
+            Box::new(|root: &Path| {
+                hostile_corpus(root, Some(&recipe("../../../secret", "input.soulkit.json")))
+            }),
+        ),
+        (
+            "template symlink out",
+            Box::new(move |root: &Path| {
+                hostile_corpus(root, Some(&recipe("link.json", "input.soulkit.json")));
+                std::os::unix::fs::symlink(&secret_link, root.join("soul-kit/case-00/link.json"))
+                    .expect("symlink");
+            }),
+        ),
+        (
+            "template device",
+            Box::new(|root: &Path| {
+                hostile_corpus(root, Some(&recipe("zero.json", "input.soulkit.json")));
+                std::os::unix::fs::symlink("/dev/zero", root.join("soul-kit/case-00/zero.json"))
+                    .expect("symlink");
+            }),
+        ),
+        (
+            "template FIFO",
+            Box::new(|root: &Path| {
+                hostile_corpus(root, Some(&recipe("fifo.json", "input.soulkit.json")));
+                mkfifo(&root.join("soul-kit/case-00/fifo.json"));
+            }),
+        ),
+        (
+            "case.toml FIFO",
+            Box::new(|root: &Path| hostile_corpus(root, None)),
+        ),
+        (
+            "case.toml device",
+            Box::new(|root: &Path| {
+                hostile_corpus(root, Some(""));
+                let case_toml = root.join("soul-kit/case-00/case.toml");
+                std::fs::remove_file(&case_toml).expect("rm");
+                std::os::unix::fs::symlink("/dev/zero", case_toml).expect("symlink");
+            }),
+        ),
+        (
+            "input symlink out",
+            Box::new(move |root: &Path| {
+                hostile_corpus(
+                root,
+                Some("description = \"hostile\"\nrules = [\"soul-kit.name.length\"]\nverdict = \"accept\"\ninput = \"input.soulkit.json\"\n"),
+            );
+                let input = root.join("soul-kit/case-00/input.soulkit.json");
+                std::fs::remove_file(&input).expect("rm");
+                std::os::unix::fs::symlink(&secret_input, input).expect("symlink");
+            }),
+        ),
+        (
+            "case directory symlink out",
+            Box::new(move |root: &Path| {
+                hostile_corpus(
+                    root,
+                    Some(&recipe("template.soulkit.json", "input.soulkit.json")),
+                );
+                // A whole case outside the corpus, linked in: its files would be read.
+                let case = outside_case.join("case-x");
+                std::fs::create_dir_all(&case).expect("outside case");
+                for file in ["case.toml", "template.soulkit.json"] {
+                    std::fs::copy(root.join("soul-kit/case-00").join(file), case.join(file))
+                        .expect("copy");
+                }
+                std::os::unix::fs::symlink(&case, root.join("soul-kit/case-01")).expect("symlink");
+            }),
+        ),
+        (
+            "catalogue symlink out",
+            Box::new(move |root: &Path| {
+                hostile_corpus(
+                    root,
+                    Some(&recipe("template.soulkit.json", "input.soulkit.json")),
+                );
+                let rules = root.join("soul-kit/rules.toml");
+                let text = std::fs::read(&rules).expect("rules");
+                std::fs::write(&secret_rules, text).expect("outside rules");
+                std::fs::remove_file(&rules).expect("rm");
+                std::os::unix::fs::symlink(&secret_rules, rules).expect("symlink");
+            }),
+        ),
+    ];
+    for (name, prepare) in variants {
+        let root = tempfile::tempdir().expect("corpus");
+        prepare(root.path());
+        let out = tempfile::tempdir().expect("out");
+        let tmp = tempfile::tempdir().expect("tmp");
+        let export = out.path().join("export");
+        let (code, stderr) = soulcheck_within(
+            &[
+                "cases".as_ref(),
+                "export".as_ref(),
+                export.as_os_str(),
+                "--corpus".as_ref(),
+                root.path().as_os_str(),
+            ],
+            Duration::from_secs(10),
+        );
+        assert_eq!(code, Some(2), "export, {name}: {stderr}");
+        let validator = fixture("accept-all.sh").display().to_string();
+        let mut run = Command::new(env!("CARGO_BIN_EXE_soulcheck"));
+        run.args(["run", "--quiet", "--corpus"])
+            .arg(root.path())
+            .args(["--validator", &validator, "--report"])
+            .arg(out.path().join("report"))
+            .env("TMPDIR", tmp.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let mut child = run.spawn().expect("run");
+        let status = wait_within(&mut child, Duration::from_secs(20));
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut stderr)
+            .expect("stderr");
+        assert_eq!(status.code(), Some(2), "run, {name}: {stderr}");
+        assert!(
+            !outside.path().join("escaped").exists(),
+            "{name}: a file was written outside"
+        );
+        let leaked = |dir: &Path| -> bool {
+            walk_files(dir).into_iter().any(|file| {
+                std::fs::read(&file)
+                    .is_ok_and(|bytes| bytes.windows(11).any(|window| window == b"HOST SECRET"))
+            })
+        };
+        assert!(!leaked(out.path()), "{name}: the secret was copied in");
+        let names: Vec<_> = std::fs::read_dir(outside.path())
+            .expect("outside")
+            .flatten()
+            .map(|entry| entry.file_name())
+            .collect();
+        let names: Vec<_> = names
+            .into_iter()
+            .filter(|n| n != "rules.toml" && n != "case-x")
+            .collect();
+        assert_eq!(names, ["secret"], "{name}");
+    }
+}
+
+/// Every regular file below `dir`, never following a symlink.
+fn walk_files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            found.extend(walk_files(&entry.path()));
+        } else if kind.is_file() {
+            found.push(entry.path());
+        }
+    }
+    found
+}
+
+/// Issue 26, item 4: `diff` and `report html` read a report through the one bounded
+/// reader: a FIFO or a device exits with 2 at once, instead of hanging or reading
+/// `/dev/zero` until memory runs out.
+#[test]
+fn diff_and_report_html_refuse_fifos_and_devices_at_once() {
+    let dir = tempfile::tempdir().expect("dir");
+    let fifo = dir.path().join("report.jsonl");
+    mkfifo(&fifo);
+    let page = dir.path().join("page.html");
+    for special in [fifo.as_path(), Path::new("/dev/zero")] {
+        let started = Instant::now();
+        let (code, stderr) = soulcheck_within(
+            &["diff".as_ref(), special.as_os_str(), special.as_os_str()],
+            Duration::from_secs(5),
+        );
+        assert_eq!(code, Some(2), "diff {}: {stderr}", special.display());
+        assert!(stderr.contains("not a regular file"), "{stderr}");
+        let (code, stderr) = soulcheck_within(
+            &[
+                "report".as_ref(),
+                "html".as_ref(),
+                page.as_os_str(),
+                special.as_os_str(),
+            ],
+            Duration::from_secs(5),
+        );
+        assert_eq!(code, Some(2), "report html {}: {stderr}", special.display());
+        assert!(stderr.contains("not a regular file"), "{stderr}");
+        assert!(started.elapsed() < Duration::from_secs(3));
+    }
+}
+
+/// Issue 26, item 5: a validator's escapes (title, clear screen, carriage return, 8-bit
+/// CSI) never reach the terminal or `summary.md` raw, and neither do case names read from
+/// a report by `diff`: each is shown as a visible escape.
+#[test]
+fn no_raw_escape_reaches_the_terminal_or_the_summary() {
+    let setup = Setup::new();
+    let validator = fixture("ansi.sh").display().to_string();
+    let result = Command::new(env!("CARGO_BIN_EXE_soulcheck"))
+        .args(["run", "--corpus"])
+        .arg(setup.corpus.path())
+        .args(["--validator", &validator, "--report"])
+        .arg(setup.report())
+        .env("TMPDIR", setup.tmp.path())
+        .output()
+        .expect("run");
+    assert_eq!(result.status.code(), Some(1));
+    let summary = std::fs::read(setup.report().join("summary.md")).expect("summary");
+    for (what, bytes) in [
+        ("stdout", &result.stdout),
+        ("stderr", &result.stderr),
+        ("summary.md", &summary),
+    ] {
+        let text = String::from_utf8_lossy(bytes);
+        assert!(!text.contains('\u{1b}'), "{what}: {text}");
+        assert!(
+            !text.contains('\u{9b}') && !text.contains('\r'),
+            "{what}: {text}"
+        );
+    }
+    let summary = String::from_utf8_lossy(&summary);
+    assert!(
+        summary.contains("\\x1b]0;pwned\\x07\\x1b[2J\\r"),
+        "{summary}"
+    );
+
+    let old = setup.report().join("report.jsonl");
+    let text = std::fs::read_to_string(&old).expect("report");
+    let forged = text.replacen(
+        "\"soul-kit/case-00\"",
+        "\"soul-kit/case-00\\u001b]0;pwned\\u0007\\u001b[2J\"",
+        1,
+    );
+    assert_ne!(forged, text, "the report names soul-kit/case-00");
+    let new = setup.out.path().join("forged.jsonl");
+    std::fs::write(&new, forged).expect("forged");
+    let diff = Command::new(env!("CARGO_BIN_EXE_soulcheck"))
+        .arg("diff")
+        .args([&old, &new])
+        .output()
+        .expect("diff");
+    let shown = String::from_utf8_lossy(&diff.stdout);
+    assert!(!shown.contains('\u{1b}'), "{shown}");
+    assert!(shown.contains("case-00\\x1b]0;pwned"), "{shown}");
+}
+
+/// Issue 26, item 1: a `SIGKILL` of `soulcheck run` leaves no validator's grandchild alive,
+/// even one that called `setsid` and ignores `SIGTERM` and `SIGHUP` (each validator is in a
+/// PID namespace of its own, which the kernel empties when its init dies). Five tries, 0
+/// survivors 3 s after each kill. Before: survivors under init in 5 of 5 tries.
+#[test]
+fn a_killed_run_leaves_no_setsid_grandchild() {
+    let setup = Setup::new();
+    for attempt in 0..5 {
+        let mark = marker(&format!("STUBBORN{attempt}"));
+        let command = format!(
+            "{} {mark} {{path}}",
+            fixture("stubborn-grandchild.sh").display()
+        );
+        let mut run = setup.run(&command);
+        let harness = run.id() as i32;
+        let others = || {
+            survivors(&mark, &[])
+                .into_iter()
+                .filter(|(pid, _)| *pid != harness)
+                .collect::<Vec<_>>()
+        };
+        // Two validators and their two grandchildren (the keepers and inits, which run
+        // the harness's binary, not counted: they are not what must have started).
+        let started = || {
+            others()
+                .into_iter()
+                .filter(|(pid, _)| !is_soulcheck(*pid))
+                .count()
+        };
+        assert!(
+            eventually(Duration::from_secs(20), || started() >= 4),
+            "the validators did not start: {:?}",
+            others()
+        );
+        signal(&run, "KILL");
+        wait_within(&mut run, Duration::from_secs(5));
+        assert!(
+            eventually(Duration::from_secs(3), || others().is_empty()),
+            "try {attempt}: survivors {:?}",
+            others()
+        );
+    }
 }

@@ -411,3 +411,46 @@ fn tree_walks_are_bounded() {
         }
     }
 }
+
+/// Issue 26, item 7: a skill directory at the entry cap, 9,900 empty files under a path of
+/// about 4,000 characters, allocates at most 6 bytes per byte of the paths it names (the
+/// size of the equivalent envelope's paths). It allocated 398 MB here before (10.4 per
+/// byte; 246 MB in the issue's tree), each path copied about ten times; now 202 MB: the
+/// normalised key borrows the path where normalising changes nothing (two copies fewer),
+/// is shared by the duplicate index and the sorted list (one fewer), and `key/` is
+/// compared without being built (one fewer). What is left is the relative path, the path
+/// on disk and the copy the system call opening it needs, each once.
+#[cfg(unix)]
+#[test]
+fn a_skill_directory_at_the_entry_cap_allocates_little_per_path() {
+    let _serial = serial();
+    const FILES: usize = 9_900;
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("SKILL.md"),
+        "---\nname: n\ndescription: d\n---\nBody\n",
+    )
+    .expect("write");
+    let mut deep = dir.path().to_path_buf();
+    let mut relative = 0;
+    while relative + 241 < 4_000usize.saturating_sub(dir.path().as_os_str().len()) {
+        deep.push("d".repeat(240));
+        relative += 241;
+    }
+    std::fs::create_dir_all(&deep).expect("deep directories");
+    for index in 0..FILES {
+        std::fs::write(deep.join(format!("f{index:04}")), "").expect("file");
+    }
+    let measured = measure(Format::SkillPackage, Input::Tree(dir.path()), &[]);
+    let paths = FILES * (relative + 6);
+    eprintln!(
+        "skill directory of {FILES} empty files, {paths} bytes of paths: {} allocated, {:?}",
+        measured.allocated, measured.elapsed
+    );
+    assert!(
+        measured.allocated <= 6 * paths,
+        "allocated {} bytes for {paths} bytes of paths",
+        measured.allocated
+    );
+    assert_eq!(measured.report.verdict(), Verdict::Accept);
+}

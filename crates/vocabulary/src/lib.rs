@@ -4,13 +4,15 @@
 //! - [`Level`], [`Severity`], [`Verdict`], [`Basis`], [`Profile`]: the terms of judgement;
 //! - [`Location`]: where a diagnostic points;
 //! - [`catalogue`]: the file model of a rule catalogue;
-//! - [`wire`]: the validator protocol's messages and the `check --json` report.
+//! - [`wire`]: the validator protocol's messages and the `check --json` report;
+//! - [`display`]: the one sanitiser for untrusted text shown on a terminal or in Markdown.
 //!
 //! It depends on serde alone (and toml for the catalogue), so the reference, the harness,
 //! the command line and an implementer's own crate can all use it without pulling in each
 //! other.
 
 pub mod catalogue;
+pub mod display;
 mod format;
 mod location;
 mod terms;

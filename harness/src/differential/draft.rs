@@ -283,9 +283,12 @@ fn validator_said(disagreement: &super::Disagreement) -> Vec<String> {
                     lines.push("  | ...".to_owned());
                     break;
                 }
+                // Shown, not passed through: an escape would reach whoever reads the
+                // draft, and TOML refuses control characters even in comments.
+                let cut: String = line.chars().take(QUOTED_WIDTH).collect();
                 lines.push(format!(
                     "  | {}",
-                    line.chars().take(QUOTED_WIDTH).collect::<String>()
+                    soulcheck_vocabulary::display::visible(&cut)
                 ));
             }
             if stream.truncated {

@@ -84,5 +84,6 @@ pub fn render(old: &Log, new: &Log, changes: &[Change]) -> String {
         .filter(|change| change.is_regression())
         .count();
     let _ = writeln!(out, "{} changed, {regressions} regressions", changes.len());
-    out
+    // Case names and results come from the reports, which are untrusted.
+    soulcheck_vocabulary::display::visible(&out).into_owned()
 }

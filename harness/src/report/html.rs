@@ -1027,7 +1027,7 @@ fn walk(out: &mut String, base: &Path, dir: &Path, remaining: &mut usize) {
             );
             if *remaining == 0 {
                 out.push_str(" <span class=\"note\">(not shown: the input cap is reached)</span>");
-            } else if let Ok(bytes) = std::fs::read(&path) {
+            } else if let Ok(bytes) = crate::files::read(&path, crate::files::MAX_CORPUS_FILE) {
                 document(out, &bytes, *remaining);
                 *remaining -= (*remaining).min(bytes.len());
             }

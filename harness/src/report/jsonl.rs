@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read as _, Write};
 use std::path::Path;
 use std::sync::Mutex;
 
@@ -246,12 +246,34 @@ pub struct Log {
 impl Log {
     /// Reads a report.
     pub fn read(path: &Path) -> Result<Log, LoadError> {
-        let file = File::open(path).map_err(|source| LoadError::io(path, source))?;
+        // The one bounded reader: a regular file only (a FIFO or a device is refused at
+        // once), at most MAX_REPORT_FILE bytes, and never a line longer than that.
+        // Read line by line, so a report costs its records, not its text as well.
+        let cap = crate::files::MAX_REPORT_FILE;
+        let (file, opened) = crate::files::open_regular(path)
+            .map_err(|error| LoadError::invalid(path, error.to_string()))?;
+        let too_large = || {
+            LoadError::invalid(
+                path,
+                format!("is longer than the {cap} bytes read of a report"),
+            )
+        };
+        if opened.len() > cap as u64 {
+            return Err(too_large());
+        }
         let mut header = None;
         let mut records = Vec::new();
         let mut footer = None;
-        for (number, line) in BufReader::new(file).lines().enumerate() {
+        let mut read = 0usize;
+        for (number, line) in BufReader::new(file.take(cap as u64 + 1))
+            .lines()
+            .enumerate()
+        {
             let line = line.map_err(|source| LoadError::io(path, source))?;
+            read += line.len() + 1;
+            if read > cap + 1 {
+                return Err(too_large());
+            }
             if line.trim().is_empty() {
                 continue;
             }

@@ -19,7 +19,12 @@ pub fn render(
     context: &Context,
 ) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "## {title}\n");
+    // The title names the implementation, which a persistent validator gives itself.
+    let _ = writeln!(
+        out,
+        "## {}\n",
+        soulcheck_vocabulary::display::visible_line(title)
+    );
     let _ = writeln!(
         out,
         "| format | passed | failed | skipped | expected failures | passing | diagnostics (exact / partial / wrong / none) | certificate |"

@@ -31,6 +31,7 @@ use serde::{Deserialize, Serialize};
 use crate::catalogue::Catalogue;
 use crate::corpus::{Case, ExpectedVerdict};
 use crate::runner::{CaseResult, Grade, Judgement};
+use soulcheck_vocabulary::display::visible;
 use soulcheck_vocabulary::{Format, Verdict};
 
 use self::certificate::Certificate;
@@ -519,7 +520,11 @@ fn failure_lines(
             ));
         }
     }
+    // Explanations quote validators and names come from corpora: nothing raw is shown.
     lines
+        .into_iter()
+        .map(|line| visible(&line).into_owned())
+        .collect()
 }
 
 /// The first lines the validator printed (stderr first: that is where errors go).
@@ -541,7 +546,11 @@ pub fn evidence_lines(result: &CaseResult) -> Vec<String> {
         if printed.is_empty() {
             continue;
         }
-        let line = |text: &str| format!("{label}: {}", text.chars().take(160).collect::<String>());
+        // Control characters and escapes shown visibly (a validator's output is untrusted).
+        let line = |text: &str| {
+            let cut: String = text.chars().take(160).collect();
+            format!("{label}: {}", visible(&cut))
+        };
         if printed.len() <= EVIDENCE_LINES {
             lines.extend(printed.iter().map(|text| line(text)));
         } else {

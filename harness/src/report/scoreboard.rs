@@ -135,7 +135,8 @@ pub fn render(comparison: &Comparison, catalogue: &Catalogue) -> String {
             let _ = writeln!(out, "{line}");
         }
     }
-    out
+    // Names and implementations come from reports, which are untrusted.
+    soulcheck_vocabulary::display::visible(&out).into_owned()
 }
 
 fn status(standing: &Standing) -> String {

@@ -11,6 +11,7 @@
 //! exact duplicates, duplicates after normalisation (strict profile only) and files that
 //! are also directories.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use unicode_normalization::UnicodeNormalization;
@@ -52,8 +53,10 @@ pub(crate) fn check(files: &[PackageFile<'_>], profile: Profile, out: &mut Vec<D
     // Paths that are empty or leave the root name no file inside the package; the set
     // rules consider the others.
     let mut exact: HashMap<&str, usize> = HashMap::new();
-    let mut normalized: HashMap<String, usize> = HashMap::new();
-    let mut keys: Vec<Option<String>> = vec![None; files.len()];
+    // The keys borrow their path where normalising changes nothing (the common case), so
+    // a walk of 10000 paths of 4 KiB does not copy each of them twice more.
+    let mut normalized: HashMap<Cow<'_, str>, usize> = HashMap::new();
+    let mut keys: Vec<Option<Cow<'_, str>>> = vec![None; files.len()];
     for (index, file) in files.iter().enumerate() {
         let Some(path) = file.path.filter(|path| !path.is_empty() && !escapes[index]) else {
             continue;
@@ -104,10 +107,13 @@ pub(crate) fn check(files: &[PackageFile<'_>], profile: Profile, out: &mut Vec<D
         if below[index].is_some() {
             continue;
         }
-        let directory = format!("{key}/");
-        let from = sorted.partition_point(|&(other, _)| other < directory.as_str());
+        // `key/` compared without building it: one path's worth less per file.
+        let from = sorted.partition_point(|&(other, _)| before_directory(other, key));
         for &(other, other_index) in &sorted[from..] {
-            if !other.starts_with(&directory) {
+            let inside = other.len() > key.len()
+                && other.starts_with(key)
+                && other.as_bytes()[key.len()] == b'/';
+            if !inside {
                 break;
             }
             below[other_index] = Some(index);
@@ -121,6 +127,20 @@ pub(crate) fn check(files: &[PackageFile<'_>], profile: Profile, out: &mut Vec<D
                 format!("this path lies below the file of /files/{file}, which cannot also be a directory"),
             ));
         }
+    }
+}
+
+/// Whether `other` sorts before `key` followed by `/`, compared byte by byte as strings
+/// sort.
+fn before_directory(other: &str, key: &str) -> bool {
+    let (other, key) = (other.as_bytes(), key.as_bytes());
+    let common = other.len().min(key.len());
+    match other[..common].cmp(&key[..common]) {
+        std::cmp::Ordering::Less => true,
+        std::cmp::Ordering::Greater => false,
+        // A prefix of `key` (or `key` itself) sorts before `key/`; a longer path that
+        // starts with `key` does when its next byte sorts before `/`.
+        std::cmp::Ordering::Equal => other.len() <= key.len() || other[key.len()] < b'/',
     }
 }
 
@@ -270,7 +290,18 @@ fn unportable(segment: &str) -> Option<String> {
 
 /// The normalised form of a path for duplicate detection: `\` read as `/`, empty and `.`
 /// segments dropped, NFC, lowercased, NFC again.
-fn normalize(path: &str) -> String {
+fn normalize(path: &str) -> Cow<'_, str> {
+    // Already normal: ASCII without `\`, upper case, or empty and `.` segments.
+    let normal = path.is_ascii()
+        && !path
+            .bytes()
+            .any(|byte| byte == b'\\' || byte.is_ascii_uppercase())
+        && path
+            .split('/')
+            .all(|segment| !segment.is_empty() && segment != ".");
+    if normal {
+        return Cow::Borrowed(path);
+    }
     let joined = path
         .split(['/', '\\'])
         .filter(|segment| !segment.is_empty() && *segment != ".")
@@ -279,8 +310,8 @@ fn normalize(path: &str) -> String {
     // ASCII is its own NFC, and its lowercase stays ASCII: the common case skips the
     // Unicode tables (a walk may hand over 10000 paths of 4 KiB).
     if joined.is_ascii() {
-        return joined.to_ascii_lowercase();
+        return Cow::Owned(joined.to_ascii_lowercase());
     }
     let composed: String = joined.nfc().collect();
-    composed.to_lowercase().nfc().collect()
+    Cow::Owned(composed.to_lowercase().nfc().collect())
 }
