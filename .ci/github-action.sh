@@ -14,16 +14,22 @@ outputs=$work/github-output
 echo "## an earlier step" >"$summary"
 soulcheck=$PWD/target/release/soulcheck
 
+# scripts/certify.sh as the action runs it, the reference reached through `check`:
+# OUTPUTS REPORT_DIR FORMATS EXTRA_ARGS (the job summary is shared).
+certify() {
+    GITHUB_STEP_SUMMARY=$summary \
+    GITHUB_OUTPUT=$1 \
+    SOULCHECK_COMMAND="$soulcheck check --json --format {format} --operation {operation} --context-json {context} {path}" \
+    SOULCHECK_FORMATS=$3 \
+    SOULCHECK_EXTRA_ARGS=$4 \
+    SOULCHECK_NAME="reference via check" \
+    SOULCHECK_VERSION="$("$soulcheck" --version | cut -d' ' -f2)" \
+    SOULCHECK_REPORT_DIR=$2 \
+        scripts/certify.sh
+}
+
 # The soul-md fingerprint cases use {operation} and {context}.
-GITHUB_STEP_SUMMARY=$summary \
-GITHUB_OUTPUT=$outputs \
-SOULCHECK_COMMAND="$soulcheck check --json --format {format} --operation {operation} --context-json {context} {path}" \
-SOULCHECK_FORMATS="soul-md" \
-SOULCHECK_EXTRA_ARGS="--jobs 2" \
-SOULCHECK_NAME="reference via check" \
-SOULCHECK_VERSION="$("$soulcheck" --version | cut -d' ' -f2)" \
-SOULCHECK_REPORT_DIR=$work/report \
-    scripts/certify.sh
+certify "$outputs" "$work/report" soul-md "--jobs 2"
 
 fail() {
     echo "github-action: $*" >&2
@@ -49,15 +55,7 @@ cases=$(grep -c '"type":"case"' "$report/report.jsonl")
 # The same validator on a selection (quoted globs, as a workflow writes them) passes every
 # case it runs and certifies nothing: a certificate covers a whole format.
 narrowed=$work/narrowed-output
-GITHUB_STEP_SUMMARY=$summary \
-GITHUB_OUTPUT=$narrowed \
-SOULCHECK_COMMAND="$soulcheck check --json --format {format} {path}" \
-SOULCHECK_FORMATS="soul-kit" \
-SOULCHECK_EXTRA_ARGS="--jobs 2 --case 'name-length-*' --case \"name-*\"" \
-SOULCHECK_NAME="reference via check" \
-SOULCHECK_VERSION="$("$soulcheck" --version | cut -d' ' -f2)" \
-SOULCHECK_REPORT_DIR=$work/narrowed \
-    scripts/certify.sh
+certify "$narrowed" "$work/narrowed" soul-kit "--jobs 2 --case 'name-length-*' --case \"name-*\""
 grep -qx 'exit-code=0' "$narrowed" || fail "narrowed exit-code output: $(grep exit-code "$narrowed")"
 grep -qx 'certified=false' "$narrowed" || fail "a narrowed run certified: $(grep certified "$narrowed")"
 grep -q '| soul-kit | .* | not a certification (part of the cases) |' "$summary" \
