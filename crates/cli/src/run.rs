@@ -137,12 +137,14 @@ fn run_inner(args: RunArgs, interruptible: &Interruptible) -> Result<ExitCode> {
         None => None,
     };
     interruptible.watch(staging.clone());
+    // What the certificates are measured against, counted once: the header records it too.
+    let scope = args.scope(&corpus);
     let writer = match &staging {
         Some(staging) => Some(Arc::new(open_report(
             staging.path(),
             &args,
             Chosen {
-                corpus: &corpus,
+                held: &scope.held,
                 cases: &cases,
             },
             &subject,
@@ -178,7 +180,7 @@ fn run_inner(args: RunArgs, interruptible: &Interruptible) -> Result<ExitCode> {
         &implementation,
         &corpus_hash,
         args.profile,
-        &args.scope(&corpus),
+        &scope,
     );
     // The reference must implement every case; another validator may skip what it does
     // not support.
@@ -452,9 +454,9 @@ impl RunArgs {
     }
 }
 
-/// What a run chose: the corpus it loaded, and the cases it selected from it.
+/// What a run chose: the cases it selected, and what the corpus it loaded holds.
 struct Chosen<'c> {
-    corpus: &'c Corpus,
+    held: &'c certificate::Held,
     cases: &'c [&'c Case],
 }
 
@@ -473,7 +475,7 @@ fn open_report(
         soulcheck_version: env!("CARGO_PKG_VERSION").to_owned(),
         corpus_hash: corpus_hash.to_owned(),
         cases: chosen.cases.len(),
-        corpus_cases: certificate::held(&chosen.corpus.cases),
+        corpus_cases: chosen.held.clone(),
         mode: subject.mode.to_owned(),
         command: args.validator.command.clone(),
         implementation: implementation.clone(),

@@ -58,6 +58,24 @@ pub fn held<'c>(cases: impl IntoIterator<Item = &'c Case>) -> Held {
     held
 }
 
+/// How many cases `held` counts of this format and operation (0 when it names none).
+pub fn held_of(held: &Held, format: Format, operation: &str) -> usize {
+    held.get(&format)
+        .and_then(|operations| operations.get(operation))
+        .copied()
+        .unwrap_or(0)
+}
+
+/// What an operation's cases are called in a certificate: `validation`, or the
+/// operation's name.
+fn cases_called(operation: &str) -> &str {
+    if operation == "validate" {
+        "validation"
+    } else {
+        operation
+    }
+}
+
 /// What a run selected, for its certificates: the corpus's cases per format and
 /// operation, and the options that narrowed the run within a format, as typed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -82,11 +100,7 @@ impl Scope {
 
     /// How many cases the corpus holds of this format and operation.
     pub fn cases(&self, format: Format, operation: &str) -> usize {
-        self.held
-            .get(&format)
-            .and_then(|operations| operations.get(operation))
-            .copied()
-            .unwrap_or(0)
+        held_of(&self.held, format, operation)
     }
 }
 
@@ -180,11 +194,7 @@ impl Certificate {
 
     /// What its cases are called: `validation` or the operation's name.
     fn what(&self) -> &str {
-        if self.operation == "validate" {
-            "validation"
-        } else {
-            &self.operation
-        }
+        cases_called(&self.operation)
     }
 
     /// One line for the terminal and the Markdown summary.
@@ -332,12 +342,7 @@ pub fn issue(
                 filters: scope.filters.clone(),
             };
             if !selection.complete {
-                let what = if operation == "validate" {
-                    "validation"
-                } else {
-                    operation
-                };
-                reasons.insert(0, selection.describe(what));
+                reasons.insert(0, selection.describe(cases_called(operation)));
             }
             Certificate {
                 format,

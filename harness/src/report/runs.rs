@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use soulcheck_vocabulary::{Format, Profile};
 
-use super::certificate::{is_must, Held};
+use super::certificate::{held_of, is_must, Held};
 use super::jsonl::{Log, Record};
 use super::Tally;
 use crate::catalogue::Catalogue;
@@ -82,12 +82,7 @@ impl Run {
                 tally: Tally::default(),
                 must_cases: 0,
                 must_cases_passed: 0,
-                cases: self
-                    .corpus_cases
-                    .get(&record.format)
-                    .and_then(|operations| operations.get(&record.operation))
-                    .copied()
-                    .unwrap_or(0),
+                cases: held_of(&self.corpus_cases, record.format, &record.operation),
             });
             standing.tally.add_record(record);
             if is_must(&record.rules, catalogue) {
