@@ -77,6 +77,7 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
                 }
                 None => {
                     let names: Vec<&str> = registry::entry(format)
+                        .filter(|entry| entry.detection.directory.is_some())
                         .map(|entry| entry.documents.iter().map(|kind| kind.file_name).collect())
                         .unwrap_or_default();
                     if names.is_empty() {
@@ -112,9 +113,12 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
 }
 
 /// The document of `format` that the directory `dir` holds (a bundle's `manifest.json`),
-/// if the format names one by its file name and it is there.
+/// if the format is a tree format, names its document by file name, and it is there. A
+/// format whose inputs are never directories takes no directory this way.
 fn held_document(format: Format, dir: &Path) -> Option<PathBuf> {
-    registry::entry(format)?
+    let entry = registry::entry(format)?;
+    entry.detection.directory?;
+    entry
         .documents
         .iter()
         .map(|kind| dir.join(kind.file_name))
