@@ -55,8 +55,8 @@ pub const HEAD_PATH: &str = "SKILL.md";
 /// The envelope's JSON layer: skill-package.envelope.size (decision: 8 MiB bound on the
 /// envelope), skill-package.json.* (spec, Serialization: the envelope is JSON),
 /// skill-package.json.duplicate-key (decision: every repetition is an error) and
-/// skill-package.envelope.unknown-key (decision: both objects are closed, and each
-/// unknown member is reported, repetitions included).
+/// skill-package.envelope.unknown-key (strict profile only: both objects are closed, and
+/// each unknown member is reported, repetitions included).
 static JSON_RULES: JsonRules = JsonRules {
     limits: Limits {
         max_bytes: MAX_ENVELOPE_BYTES,
@@ -79,6 +79,29 @@ static JSON_RULES: JsonRules = JsonRules {
         note: "this object is closed",
         repeats: Repeats::EachOccurrence,
     }),
+};
+
+/// The spec profile's reading rules: the spec lists the members without closing the
+/// objects, so unknown members are not reported (skill-package.envelope.unknown-key is the
+/// strict profile's).
+static JSON_RULES_SPEC: JsonRules = JsonRules {
+    limits: Limits {
+        max_bytes: MAX_ENVELOPE_BYTES,
+        max_depth: MAX_DEPTH,
+    },
+    read: ReadRules {
+        size: rule::ENVELOPE_SIZE,
+        bom: rule::JSON_BOM,
+        utf8: rule::JSON_UTF8,
+        surrogate: rule::JSON_SURROGATE,
+        depth: rule::JSON_DEPTH,
+        trailing: rule::JSON_TRAILING_DATA,
+        syntax: rule::JSON_SYNTAX,
+    },
+    duplicate: rule::JSON_DUPLICATE_KEY,
+    field_type: rule::FIELD_TYPE,
+    required: rule::ENVELOPE_REQUIRED,
+    unknown: None,
 };
 
 const ENVELOPE_FIELDS: &[&str] = &["version", "kind", "headPath", "files"];
@@ -184,7 +207,12 @@ fn check_envelope(source: &[u8], profile: Profile) -> Report {
 
 /// Checks a JSON envelope, collecting every diagnostic or stopping at the first error.
 fn check_envelope_collecting(source: &[u8], profile: Profile, collect: Collect) -> Report {
-    let mut walker = Walker::new(source, &JSON_RULES, Format::SkillPackage);
+    // skill-package.envelope.unknown-key (strict profile only: both objects are closed).
+    let rules = match profile {
+        Profile::Strict => &JSON_RULES,
+        _ => &JSON_RULES_SPEC,
+    };
+    let mut walker = Walker::new(source, rules, Format::SkillPackage);
     walker.report.collect = collect;
     let mut checker = Envelope { walker, profile };
     // The reader reports skill-package.envelope.size, skill-package.json.* and duplicate
@@ -563,10 +591,14 @@ impl Envelope<'_> {
         self.walker.string(node, pointer)
     }
 
-    /// The contentType rules (spec: "All supported package contents are text").
+    /// The contentType rules. The spec gives contentType no grammar and no list of types,
+    /// so every one of them is the strict profile's: the spec profile takes any string.
     fn content_type(&mut self, value: &str, pointer: &str, span: Span) {
-        // skill-package.file.content-type.syntax (decision, implementation-defined: the
-        // RFC 6838 / RFC 9110 grammar).
+        if self.profile != Profile::Strict {
+            return;
+        }
+        // skill-package.file.content-type.syntax (strict profile only: the RFC 6838 /
+        // RFC 9110 grammar).
         let Ok(media) = MediaType::parse(value) else {
             self.at(
                 rule::FILE_CONTENT_TYPE_SYNTAX,
@@ -576,8 +608,9 @@ impl Envelope<'_> {
             );
             return;
         };
-        // skill-package.file.content-type.text (spec: "All supported package contents are
-        // text"; decision: the textual types listed there).
+        // skill-package.file.content-type.text (strict profile only: "All supported package
+        // contents are text" describes the contents; the strict profile also refuses a
+        // declared type that is not textual, from the catalogue's list).
         let top = media.ty.as_str().to_ascii_lowercase();
         let sub = media.subty.as_str().to_ascii_lowercase();
         let suffix = media
@@ -598,9 +631,6 @@ impl Envelope<'_> {
         }
         // skill-package.file.content-type.charset (strict profile only: only UTF-8 may be
         // declared).
-        if self.profile != Profile::Strict {
-            return;
-        }
         if let Some(charset) = media.get_param(mediatype::names::CHARSET) {
             if !charset.unquoted_str().eq_ignore_ascii_case("utf-8") {
                 self.at(

@@ -115,14 +115,17 @@ impl Head<'_, '_> {
     fn run(&mut self) {
         let content = self.content;
         let mut start = 0;
-        // skill-package.head.bom (decision: a byte order mark hides the delimiter from
-        // readers that match `---` at the first byte).
+        // A byte order mark is an encoding signature, not text: the head is read after it
+        // in both profiles. skill-package.head.bom (strict profile only: the mark hides the
+        // delimiter from readers that match `---` at the first byte).
         if content.starts_with('\u{FEFF}') {
-            self.report(
-                rule::HEAD_BOM,
-                0..3,
-                "SKILL.md starts with a byte order mark",
-            );
+            if self.strict {
+                self.report(
+                    rule::HEAD_BOM,
+                    0..3,
+                    "SKILL.md starts with a byte order mark",
+                );
+            }
             start = 3;
         }
 
@@ -186,9 +189,13 @@ impl Head<'_, '_> {
         self.body(close.next);
     }
 
-    /// skill-package.head.delimiter-space (decision: no trailing spaces or tabs on a
-    /// delimiter; the line still counts as one so nothing else is reported).
+    /// skill-package.head.delimiter-space (strict profile only: no trailing spaces or
+    /// tabs on a delimiter). Trailing whitespace is invisible and insignificant, so in
+    /// both profiles the line counts as a delimiter and nothing else is reported.
     fn delimiter_space(&mut self, at: usize, line: Line) {
+        if !self.strict {
+            return;
+        }
         self.report(
             rule::HEAD_DELIMITER_SPACE,
             at..line.end,
@@ -231,12 +238,14 @@ impl Head<'_, '_> {
                         ),
                     );
                 }
-                // skill-package.head.yaml-document-marker (decision: one YAML document).
-                Problem::Marker { at } => self.report(
+                // skill-package.head.yaml-document-marker (strict profile only: one YAML
+                // document). Both profiles read the first document.
+                Problem::Marker { at } if self.strict => self.report(
                     rule::HEAD_YAML_DOCUMENT_MARKER,
                     range(*at),
                     "a YAML document marker inside the frontmatter starts or ends a document; only the first document is read",
                 ),
+                Problem::Marker { .. } => {}
                 // skill-package.head.yaml-resources (decision: nesting and alias bounds).
                 Problem::Resources { at, message } => self.report(
                     rule::HEAD_YAML_RESOURCES,
@@ -384,8 +393,10 @@ impl Head<'_, '_> {
         let body = &self.content[start..];
         let range = start..self.content.len();
         // skill-package.head.body.required (spec: "Nonempty Markdown instructions after the
-        // frontmatter"; decision: whitespace is not content).
-        if body.trim().is_empty() {
+        // frontmatter"): nonempty read as the words say, at least one character. Whether
+        // whitespace alone is nonempty depends on whether a reader trims, so the spec
+        // profile takes the literal reading and the strict profile's rule below refuses it.
+        if body.is_empty() {
             self.report(
                 rule::HEAD_BODY_REQUIRED,
                 range,
@@ -393,12 +404,13 @@ impl Head<'_, '_> {
             );
             return;
         }
-        // skill-package.head.body.content (decision: the body renders something visible).
-        if !renders_visible(body) {
+        // skill-package.head.body.content (strict profile only: the body renders something
+        // visible; whitespace alone renders nothing).
+        if self.strict && (body.trim().is_empty() || !renders_visible(body)) {
             self.report(
                 rule::HEAD_BODY_CONTENT,
                 range,
-                "the Markdown body renders nothing visible (only invisible characters, comments, rules or link definitions)",
+                "the Markdown body renders nothing visible (only whitespace, invisible characters, comments, rules or link definitions)",
             );
         }
     }

@@ -2,14 +2,15 @@
 //! inside the package: absolute paths and .. segments are invalid. Duplicate paths are
 //! invalid").
 //!
-//! A package that would unpack outside its root on Linux, macOS or Windows is rejected, so
-//! both `/` and `\` count as separators when looking for escapes. Each path gets at most
+//! The spec profile reads a path as a `/`-separated string (the spec names no platform);
+//! the strict profile also rejects a package that would unpack outside its root on
+//! Windows, so there both `/` and `\` count as separators when looking for escapes. Each path gets at most
 //! one diagnostic of its own, the first rule it breaks in the order below: the spec's rules
 //! (empty, absolute, `..`) come before the decisions of the catalogue, and the strict-only
 //! rules (control characters, backslashes, trailing separators, empty and `.` segments,
 //! portability) apply in the strict profile only. Then the set of paths is checked for
-//! exact duplicates, duplicates after normalisation (strict profile only) and files that
-//! are also directories.
+//! exact duplicates, then (strict profile only) duplicates after normalisation and files
+//! that are also directories.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -71,14 +72,13 @@ pub(crate) fn check(files: &[PackageFile<'_>], profile: Profile, out: &mut Vec<D
             continue;
         }
         exact.insert(path, index);
+        if !strict {
+            continue;
+        }
         let key = normalize(path);
         // skill-package.path.duplicate-normalized (strict profile only: macOS and Windows
         // unpack these to one file).
         if let Some(first) = normalized.get(&key) {
-            if !strict {
-                keys[index] = Some(key);
-                continue;
-            }
             out.push(Diagnostic::new(
                 rule::PATH_DUPLICATE_NORMALIZED,
                 file.path_location.clone(),
@@ -92,7 +92,12 @@ pub(crate) fn check(files: &[PackageFile<'_>], profile: Profile, out: &mut Vec<D
         keys[index] = Some(key);
     }
 
-    // skill-package.path.file-directory (decision: a file cannot also be a directory).
+    // skill-package.path.file-directory (strict profile only: a file cannot also be a
+    // directory when unpacked; the spec does not forbid the pair).
+    if !strict {
+        return;
+    }
+    // skill-package.path.file-directory (strict): the pairs.
     // In sorted order the paths below a file `k` are a run starting at `k/`. A path already
     // below a file needs no scan of its own (its run lies inside the outer one), so every
     // path is visited at most once.
@@ -164,26 +169,31 @@ fn problem(path: &str, strict: bool) -> Option<PathProblem> {
     if path.is_empty() {
         return found(rule::PATH_EMPTY, "the path is empty", true);
     }
-    // skill-package.path.absolute (spec: "absolute paths are invalid", on every platform;
-    // decision, implementation-defined: `C:x`, `C:` and `\x` leave the root on Windows too).
+    // The spec names no platform. The spec profile reads a path as the string it is,
+    // with `/` as its only separator (the spec writes `references/`); the strict profile
+    // also reads it as Windows would (`\` separates, a drive letter roots), so a path that
+    // leaves the root there is refused by the same rules.
+    let separators: &[char] = if strict { &['/', '\\'] } else { &['/'] };
+    // skill-package.path.absolute (spec: "absolute paths are invalid"; strict profile
+    // also: `\x`, `C:x`, `C:` and `C:\x` leave the root on Windows).
     let bytes = path.as_bytes();
-    if path.starts_with(['/', '\\']) {
+    if path.starts_with(separators) {
         return found(
             rule::PATH_ABSOLUTE,
             "the path is absolute (it starts with a separator); package paths are relative",
             true,
         );
     }
-    if bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' {
+    if strict && bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' {
         return found(
             rule::PATH_ABSOLUTE,
             "the path starts with a drive letter, which leaves the package root on Windows",
             true,
         );
     }
-    // skill-package.path.dot-dot (spec: ".. segments are invalid"; `\` separates on
-    // Windows).
-    if path.split(['/', '\\']).any(|segment| segment == "..") {
+    // skill-package.path.dot-dot (spec: ".. segments are invalid"; in the strict profile
+    // `\` separates too, as on Windows).
+    if path.split(separators).any(|segment| segment == "..") {
         return found(
             rule::PATH_DOT_DOT,
             "the path has a `..` segment; package paths stay inside the package",
