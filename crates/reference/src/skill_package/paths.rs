@@ -97,7 +97,6 @@ pub(crate) fn check(files: &[PackageFile<'_>], profile: Profile, out: &mut Vec<D
     if !strict {
         return;
     }
-    // skill-package.path.file-directory (strict): the pairs.
     // In sorted order the paths below a file `k` are a run starting at `k/`. A path already
     // below a file needs no scan of its own (its run lies inside the outer one), so every
     // path is visited at most once.
