@@ -657,7 +657,10 @@ fn check_integrity(
     if let Some(verified) = optional(integrity, "verified") {
         walker.boolean(verified, &pointer_join(pointer, "verified"));
     }
-    let Some(Text { text: declared, span }) = walker.optional_string(integrity, pointer, "sha256")
+    let Some(Text {
+        text: declared,
+        span,
+    }) = walker.optional_string(integrity, pointer, "sha256")
     else {
         return;
     };

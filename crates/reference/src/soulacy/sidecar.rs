@@ -76,33 +76,33 @@ fn check_root(walker: &mut Walker<'_>, root: &Node<'_>, strict: bool) {
         match package_id::check(text) {
             Ok(publisher) => namespace = Some(publisher),
             Err(problems) => {
-            // soulacy-sidecar.package-id.shape / .publisher / .package.
-            if problems.shape {
-                walker.at(
-                    rule::PACKAGE_ID_SHAPE,
-                    "/package_id",
-                    span,
-                    format!(
-                        "package_id {text:?} is not <publisher>/<package> with exactly one '/'"
-                    ),
-                );
-            }
-            if problems.publisher {
-                walker.at(
+                // soulacy-sidecar.package-id.shape / .publisher / .package.
+                if problems.shape {
+                    walker.at(
+                        rule::PACKAGE_ID_SHAPE,
+                        "/package_id",
+                        span,
+                        format!(
+                            "package_id {text:?} is not <publisher>/<package> with exactly one '/'"
+                        ),
+                    );
+                }
+                if problems.publisher {
+                    walker.at(
                     rule::PACKAGE_ID_PUBLISHER,
                     "/package_id",
                     span,
                     format!("the publisher part of {text:?} must be 2 to 32 characters of a-z, 0-9 and '-'"),
                 );
-            }
-            if problems.package {
-                walker.at(
+                }
+                if problems.package {
+                    walker.at(
                     rule::PACKAGE_ID_PACKAGE,
                     "/package_id",
                     span,
                     format!("the package part of {text:?} must be 1 to 63 characters of a-z, 0-9 and '-', starting with a letter or digit"),
                 );
-            }
+                }
             }
         }
     }
@@ -160,7 +160,8 @@ fn check_root(walker: &mut Walker<'_>, root: &Node<'_>, strict: bool) {
             // soulacy-package.publisher.namespace: the spec does not tie the publisher
             // block to the id's namespace, but a record naming another publisher misleads
             // whoever reads it).
-            if let (true, Some(Text { text: id, span }), Some(namespace)) = (strict, id, namespace) {
+            if let (true, Some(Text { text: id, span }), Some(namespace)) = (strict, id, namespace)
+            {
                 if id != namespace {
                     walker.at(
                         rule::PUBLISHER_NAMESPACE,
