@@ -75,6 +75,25 @@ pub fn adversarial(size: usize) -> Vec<Seed> {
             ),
         ),
         shape("empty-objects", format!("[{}{{}}]", items("{},"))),
+        // A Soulacy package whose digest the reference recomputes as the importer does
+        // (soulacy-package.integrity.mismatch): many members, each looked up by name, and
+        // text that Go's encoder escapes six bytes for one.
+        shape(
+            "package-digest-many-files",
+            format!(
+                "{{\"schema_version\":\"soulacy.agent.package/v2\",\"soul_yaml\":\"id: a\",\"manifest\":{{\"agent_id\":\"a\",\"package_id\":\"ab/c\",\"version\":\"2026.07.14\"}},\"files\":[{}{{}}],\"integrity\":{{\"sha256\":\"{}\"}}}}",
+                "{\"path\":\"a\",\"sha256\":\"\",\"bytes\":0},".repeat(size / 40),
+                "0".repeat(64)
+            ),
+        ),
+        shape(
+            "package-digest-escapes",
+            format!(
+                "{{\"schema_version\":\"soulacy.agent.package/v2\",\"soul_yaml\":\"{}\",\"manifest\":{{\"agent_id\":\"a\",\"package_id\":\"ab/c\",\"version\":\"2026.07.14\"}},\"integrity\":{{\"sha256\":\"{}\"}}}}",
+                "<".repeat(size / 2),
+                "0".repeat(64)
+            ),
+        ),
         shape("nested-long-keys", {
             let key = "x".repeat(size / 128);
             format!("{}1{}", format!("{{\"{key}\":").repeat(60), "}".repeat(60))

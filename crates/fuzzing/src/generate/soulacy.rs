@@ -185,13 +185,9 @@ fn files(u: &mut Unstructured<'_>) -> arbitrary::Result<Json> {
 fn integrity(u: &mut Unstructured<'_>) -> arbitrary::Result<Json> {
     let mut members = Vec::new();
     maybe(u, &mut members, "algorithm", |_| Ok(Json::str("sha256")))?;
-    maybe(u, &mut members, "sha256", |u| {
-        let seed: u64 = u.arbitrary()?;
-        Ok(Json::String(format!(
-            "{:x}",
-            Sha256::digest(seed.to_le_bytes())
-        )))
-    })?;
+    // No sha256: a package digest is the importer's digest of the whole package
+    // (soulacy-package.integrity.mismatch), which any later mutation would change, so a
+    // generated package leaves it out (an absent digest is not compared).
     maybe(u, &mut members, "signature", words)?;
     maybe(u, &mut members, "public_key", words)?;
     maybe(u, &mut members, "verified", |u| {
@@ -820,34 +816,10 @@ fn package_bad_values(
     choices.push(BadValue::new("/manifest/version", value, tail));
     let (value, tail) = bad_id(u)?;
     choices.push(BadValue::new("/manifest/package_id", value, tail));
-    choices.push(BadValue::new(
-        "/manifest/package_id",
-        Json::str("soulacy/official-agent"),
-        "namespace.reserved",
-    ));
-    if tree.at("/manifest/publisher/id").is_some() {
-        choices.push(BadValue::new(
-            "/manifest/publisher/id",
-            Json::str("not-the-namespace-publisher"),
-            "publisher.namespace",
-        ));
-    }
-    choices.push(BadValue::new(
-        "/manifest/agent_id",
-        Json::str(*u.choose(&["", " ", "\u{3000}"])?),
-        "agent-id.content",
-    ));
-    for pointer in tree.pointers(&|node| {
-        matches!(node, Json::Object(members) if members.first().is_some_and(|(key, _)| key == "id"))
-    }) {
-        if pointer.starts_with("/manifest/requires/") {
-            choices.push(BadValue::new(
-                json_text::join(&pointer, "id"),
-                Json::str(" "),
-                "requires.blank-id",
-            ));
-        }
-    }
+    // The reserved namespace, the publisher block against the namespace, a blank agent_id
+    // and blank requirement names are strict-profile rules (soulacy-package.namespace.
+    // reserved, .publisher.namespace, .agent-id.content, .requires.blank-id): the checks
+    // run in the spec profile, so they are not mutations here.
     Ok(())
 }
 
@@ -860,23 +832,10 @@ fn file_bad_values(
     let files = tree.pointers(&|node| {
         matches!(node, Json::Object(members) if members.first().is_some_and(|(key, _)| key == "path"))
     });
-    for (index, file) in files.iter().enumerate() {
-        let path = json_text::join(file, "path");
-        choices.push(BadValue::new(
-            path.clone(),
-            Json::str(*u.choose(&["../up.md", "a/../../x", "..\\x"])?),
-            "files.path-traversal",
-        ));
-        choices.push(BadValue::new(
-            path.clone(),
-            Json::str(*u.choose(&["/etc/passwd", "\\x.md", "C:x.md", "c:/x"])?),
-            "files.path-absolute",
-        ));
-        choices.push(BadValue::new(
-            path.clone(),
-            Json::str(""),
-            "files.path-empty",
-        ));
+    // The path rules (files.path-*) and the digest's form (digest.format) apply in the
+    // strict profile only; the checks run in the spec profile, where a digest of another
+    // form is simply one the text does not hash to (files.text-digest).
+    for file in &files {
         choices.push(BadValue::new(
             json_text::join(file, "sha256"),
             Json::str(*u.choose(&[
@@ -884,18 +843,8 @@ fn file_bad_values(
                 "sha256:00",
                 "0",
             ])?),
-            "digest.format",
+            "files.text-digest",
         ));
-        // The later of two equal paths is the duplicate.
-        if let Some(Json::String(first)) = tree.at(&json_text::join(&files[0], "path")) {
-            if index > 0 {
-                choices.push(BadValue::new(
-                    path,
-                    Json::String(first.clone()),
-                    "files.path-duplicate",
-                ));
-            }
-        }
         // An entry without text holds the empty text, so every entry's digest is compared.
         choices.push(BadValue::new(
             json_text::join(file, "sha256"),

@@ -58,7 +58,9 @@ const KINDS: &[Kind] = &[
 /// The states a workspace may give an ID.
 const STATES: &[&str] = &["available", "configured"];
 
-/// soulacy-package.operation.input: a malformed operation input.
+/// soulacy-package.operation.input: a malformed operation input. Always recorded, so the
+/// operation's value is the same in both profiles (`invalid`, `refused`); outside the
+/// strict profile the diagnostics are dropped at the end ([`spec_profile_input`]).
 fn input_error(walker: &mut Walker<'_>, pointer: &str, span: crate::Span, message: String) {
     walker.at(rule::OPERATION_INPUT, pointer, span, message);
 }
@@ -128,7 +130,7 @@ fn input_string<'n>(
 }
 
 /// `calendar-order`: compares `a` with `b` (soulacy-package.version.order).
-pub fn calendar_order(source: &[u8]) -> Report {
+pub fn calendar_order(source: &[u8], strict: bool) -> Report {
     let mut walker = Walker::new(source, &PACKAGE_RULES, Format::SoulacyPackage);
     let order = walker.read().and_then(|document| {
         let root = &document.root;
@@ -150,7 +152,20 @@ pub fn calendar_order(source: &[u8]) -> Report {
         None => "invalid",
     };
     walker.report.value = Some(JsonValue::from(value));
+    spec_profile_input(&mut walker.report, strict);
     walker.report
+}
+
+/// soulacy-package.operation.input is strict only: the input shapes are this project's
+/// protocol, not the spec's, so outside the strict profile a malformed input gives its
+/// value (`invalid`, `refused`: no answer) without a diagnostic, and no verdict rests on
+/// it.
+fn spec_profile_input(report: &mut Report, strict: bool) {
+    if !strict {
+        report
+            .diagnostics
+            .retain(|diagnostic| diagnostic.rule != rule::OPERATION_INPUT);
+    }
 }
 
 /// One thing the target workspace has.
@@ -253,6 +268,7 @@ pub fn requirements_gate(source: &[u8], settings: &Settings) -> Report {
         None => refused(),
     };
     walker.report.value = Some(value);
+    spec_profile_input(&mut walker.report, settings.strict);
     walker.report
 }
 
@@ -297,7 +313,7 @@ fn gate(walker: &mut Walker<'_>, root: &Node<'_>, settings: &Settings) -> JsonVa
             _ => None,
         },
         (None, Some(requires)) => {
-            check_requires(walker, requires, "/requires");
+            check_requires(walker, requires, "/requires", settings.strict);
             Some(requires)
         }
         (Some(_), Some(requires)) => {

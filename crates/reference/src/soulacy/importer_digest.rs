@@ -1,12 +1,12 @@
-//! The package digest Soulacy's importer computes (test support, not a check).
+//! The package digest Soulacy's importer computes (`soulacy-package.integrity.mismatch`).
 //!
 //! The importer refuses a package whose `integrity.sha256` differs from its own digest of
 //! the package: the lowercase hex SHA-256 of Go's `json.Marshal` of its typed package
-//! structures with `integrity` emptied. The spec does not describe that procedure, so the
-//! reference does not apply it (see `soulacy-package.digest.format`); the corpus does, so
-//! that every fixture carrying a package digest carries the one the importer expects and
-//! valid fixtures import there. This module reproduces the procedure for the corpus test
-//! below:
+//! structures with `integrity` emptied. The spec does not describe that procedure, but the
+//! importer is the one path that reads the digest and decides it the same way every time,
+//! so the reference applies it (an upstream rule), and the corpus test below checks that
+//! every fixture carrying a package digest carries the one the importer expects. The
+//! procedure:
 //!
 //! - members in the order of the Go structures, those tagged `omitempty` left out when
 //!   empty, unknown members dropped, keys matched as Go matches them (exactly, else
@@ -21,6 +21,9 @@
 //!
 //! A package Go could not decode (a member of another type, a malformed `exported_at`)
 //! has no digest: `None`.
+//!
+//! The cost is linear in the package: each object is scanned once per field the Go
+//! structure has (a fixed number), and every string is escaped once.
 
 use sha2::{Digest, Sha256};
 use time::format_description::well_known::Rfc3339;
@@ -361,7 +364,7 @@ mod tests {
     use crate::json::{read, Limits};
 
     /// Cases whose package digest is wrong on purpose.
-    const WRONG_ON_PURPOSE: &[&str] = &["pkg-integrity-mismatch"];
+    const WRONG_ON_PURPOSE: &[&str] = &["pkg-integrity-mismatch", "pkg-integrity-content-changed"];
 
     fn limits() -> Limits {
         Limits {

@@ -10,7 +10,6 @@
 
 mod calendar;
 mod gate;
-#[cfg(test)]
 mod importer_digest;
 mod package;
 mod package_id;
@@ -95,6 +94,9 @@ pub struct Settings {
     pub now: Option<OffsetDateTime>,
     /// Publisher keys listed as official (`official_keys`); empty when not given.
     pub official_keys: Vec<String>,
+    /// Whether the strict profile is asked for: the catalogues' `strict` rules (the
+    /// suite's protective decisions) apply only then.
+    pub strict: bool,
 }
 
 impl Settings {
@@ -136,7 +138,11 @@ impl Settings {
                 )))
             }
         };
-        Ok(Settings { now, official_keys })
+        Ok(Settings {
+            now,
+            official_keys,
+            strict: crate::profile(context) == crate::Profile::Strict,
+        })
     }
 }
 
@@ -163,15 +169,21 @@ pub fn validate_package_first_error(
 }
 
 /// Validates one sidecar (`soulacy-sidecar`, operation `validate`); a tree is refused.
-pub fn validate_sidecar(input: Input<'_>, _context: &Context) -> Result<Report, Unsupported> {
+pub fn validate_sidecar(input: Input<'_>, context: &Context) -> Result<Report, Unsupported> {
     let source = input.document_bytes(Format::SoulacySidecar, "validate")?;
-    Ok(sidecar::check(source))
+    Ok(sidecar::check(
+        source,
+        crate::profile(context) == crate::Profile::Strict,
+    ))
 }
 
 /// The package operation `calendar-order`; a tree is refused.
-pub fn calendar_order(input: Input<'_>, _context: &Context) -> Result<Report, Unsupported> {
+pub fn calendar_order(input: Input<'_>, context: &Context) -> Result<Report, Unsupported> {
     let source = input.document_bytes(Format::SoulacyPackage, "calendar-order")?;
-    Ok(gate::calendar_order(source))
+    Ok(gate::calendar_order(
+        source,
+        crate::profile(context) == crate::Profile::Strict,
+    ))
 }
 
 /// The package operation `requirements-gate`; a tree, or a context whose settings are

@@ -13,7 +13,7 @@ use sha2::{Digest, Sha256};
 use super::calendar::{self, CalendarError};
 use super::package_id::{self, RESERVED_PUBLISHER};
 use super::timestamp::{self, V1_CUTOFF};
-use super::{is_blank, Settings, PACKAGE_RULES};
+use super::{importer_digest, is_blank, Settings, PACKAGE_RULES};
 use crate::diagnostic::rules::soulacy_package as rule;
 use crate::diagnostic::{Collect, Format, Report, Span};
 use crate::json::walk::{optional, Text, Walker};
@@ -152,10 +152,16 @@ pub fn check_root(
         }
     }
     if let Some(files) = optional(root, "files") {
-        check_files(walker, files, &pointer_join(base, "files"));
+        check_files(walker, files, &pointer_join(base, "files"), settings.strict);
     }
     if let Some(integrity) = optional(root, "integrity") {
-        check_integrity(walker, integrity, &pointer_join(base, "integrity"));
+        check_integrity(
+            walker,
+            root,
+            integrity,
+            &pointer_join(base, "integrity"),
+            settings.strict,
+        );
     }
     schema
 }
@@ -228,6 +234,7 @@ fn check_manifest(
         walker.unknown_members_where(manifest, pointer, known, |_| None);
     }
     let v2 = schema == Some(Schema::V2);
+    let strict = settings.strict;
 
     // soulacy-package.field.required (v2 requires agent_id, package_id and version).
     if v2 {
@@ -246,8 +253,9 @@ fn check_manifest(
         };
         let field_pointer = pointer_join(pointer, field);
         match *field {
-            // soulacy-package.agent-id.content (the public importer requires agent_id for v2).
-            "agent_id" if v2 && is_blank(text) => walker.at(
+            // soulacy-package.agent-id.content (strict only: `sy agent package validate`
+            // requires agent_id in v2, the importer does not read it).
+            "agent_id" if strict && v2 && is_blank(text) => walker.at(
                 rule::AGENT_ID_CONTENT,
                 &field_pointer,
                 span,
@@ -294,9 +302,11 @@ fn check_manifest(
             for field in ["display_name", "signature_key", "trust_level"] {
                 walker.optional_string(publisher, &publisher_pointer, field);
             }
-            // soulacy-package.publisher.namespace (a decision: the publisher block names
-            // the publisher whose namespace the package id is in).
+            // soulacy-package.publisher.namespace (strict only, a decision: the publisher
+            // block names the publisher whose namespace the package id is in; the spec
+            // does not tie the two together).
             let namespace = optional(manifest, "package_id")
+                .filter(|_| strict)
                 .and_then(Node::as_str)
                 .and_then(|package_id| package_id::check(package_id).ok());
             if let (Some(Text { text: id, span }), Some(namespace)) = (id, namespace) {
@@ -312,7 +322,7 @@ fn check_manifest(
         }
     }
     if let Some(requires) = optional(manifest, "requires") {
-        check_requires(walker, requires, &pointer_join(pointer, "requires"));
+        check_requires(walker, requires, &pointer_join(pointer, "requires"), strict);
     }
 }
 
@@ -394,11 +404,14 @@ fn check_package_id(
             return;
         }
     };
-    if publisher != RESERVED_PUBLISHER {
+    // The reservation is checked in the strict profile only: the spec reserves the
+    // namespace for official keys but gives a package no member that proves its signer,
+    // and its own example id `soulacy/hackernews-digest` is a valid package id.
+    if !settings.strict || publisher != RESERVED_PUBLISHER {
         return;
     }
-    // soulacy-package.namespace.reserved ("The soulacy/ namespace is reserved and can only
-    // be signed by keys listed as official").
+    // soulacy-package.namespace.reserved (strict only; "The soulacy/ namespace is reserved
+    // and can only be signed by keys listed as official").
     let key = optional(manifest, "publisher")
         .and_then(|publisher| optional(publisher, "signature_key"))
         .and_then(Node::as_str);
@@ -414,7 +427,7 @@ fn check_package_id(
 }
 
 /// The requires block (Requirements gate); also the bare block of the gate operation.
-pub fn check_requires(walker: &mut Walker<'_>, requires: &Node<'_>, pointer: &str) {
+pub fn check_requires(walker: &mut Walker<'_>, requires: &Node<'_>, pointer: &str, strict: bool) {
     if walker.object(requires, pointer).is_none() {
         return;
     }
@@ -428,7 +441,7 @@ pub fn check_requires(walker: &mut Walker<'_>, requires: &Node<'_>, pointer: &st
                 &pointer_join(pointer, list),
                 |walker, item, item_pointer| {
                     walker.unknown_members(item, item_pointer, REQUIRE_ITEM_FIELDS, |_| None);
-                    requirement_name(walker, item, item_pointer, "id");
+                    requirement_name(walker, item, item_pointer, "id", strict);
                     walker.optional_string(item, item_pointer, "reason");
                 },
             );
@@ -441,7 +454,7 @@ pub fn check_requires(walker: &mut Walker<'_>, requires: &Node<'_>, pointer: &st
             &pointer_join(pointer, "secrets"),
             |walker, item, item_pointer| {
                 walker.unknown_members(item, item_pointer, REQUIRE_SECRET_FIELDS, |_| None);
-                requirement_name(walker, item, item_pointer, "key");
+                requirement_name(walker, item, item_pointer, "key", strict);
                 for field in ["label", "reason", "kind", "provider"] {
                     walker.optional_string(item, item_pointer, field);
                 }
@@ -450,10 +463,17 @@ pub fn check_requires(walker: &mut Walker<'_>, requires: &Node<'_>, pointer: &st
     }
 }
 
-/// The required name of a requirement (soulacy-package.requires.blank-id).
-fn requirement_name(walker: &mut Walker<'_>, item: &Node<'_>, pointer: &str, field: &str) {
+/// The required name of a requirement; a blank one is soulacy-package.requires.blank-id
+/// (strict only: Soulacy's importer drops such entries, the spec says nothing of them).
+fn requirement_name(
+    walker: &mut Walker<'_>,
+    item: &Node<'_>,
+    pointer: &str,
+    field: &str,
+    strict: bool,
+) {
     if let Some(Text { text, span }) = walker.required_string(item, pointer, field) {
-        if is_blank(text) {
+        if strict && is_blank(text) {
             walker.at(
                 rule::REQUIRES_BLANK_ID,
                 &pointer_join(pointer, field),
@@ -482,7 +502,7 @@ fn for_each_object(
     }
 }
 
-fn check_files(walker: &mut Walker<'_>, files: &Node<'_>, pointer: &str) {
+fn check_files(walker: &mut Walker<'_>, files: &Node<'_>, pointer: &str, strict: bool) {
     // Paths met so far; a set, so a package of many files stays linear.
     let mut seen: HashSet<String> = HashSet::new();
     for_each_object(walker, files, pointer, |walker, item, item_pointer| {
@@ -490,9 +510,12 @@ fn check_files(walker: &mut Walker<'_>, files: &Node<'_>, pointer: &str) {
         if let Some(Text { text: path, span }) = walker.required_string(item, item_pointer, "path")
         {
             let path_pointer = pointer_join(item_pointer, "path");
-            check_path(walker, &path_pointer, path, span);
-            // soulacy-package.files.path-duplicate.
-            if seen.contains(path) {
+            if strict {
+                check_path(walker, &path_pointer, path, span);
+            }
+            // soulacy-package.files.path-duplicate (strict only: the spec says nothing of
+            // paths).
+            if strict && seen.contains(path) {
                 walker.at(
                     rule::FILES_PATH_DUPLICATE,
                     &path_pointer,
@@ -503,16 +526,17 @@ fn check_files(walker: &mut Walker<'_>, files: &Node<'_>, pointer: &str) {
                 seen.insert(path.to_owned());
             }
         }
-        let digest = walker
-            .required_string(item, item_pointer, "sha256")
-            .filter(|digest| {
-                check_digest(
-                    walker,
-                    &pointer_join(item_pointer, "sha256"),
-                    digest.text,
-                    digest.span,
-                )
-            });
+        let digest = walker.required_string(item, item_pointer, "sha256");
+        if let (true, Some(digest)) = (strict, &digest) {
+            check_digest(
+                walker,
+                &pointer_join(item_pointer, "sha256"),
+                digest.text,
+                digest.span,
+            );
+        }
+        // The importer checks no empty digest (and an absent one is empty to it).
+        let digest = digest.filter(|digest| !digest.text.is_empty());
         if let Some(bytes) = walker.required(item, item_pointer, "bytes") {
             check_byte_count(walker, bytes, &pointer_join(item_pointer, "bytes"));
         }
@@ -525,7 +549,8 @@ fn check_files(walker: &mut Walker<'_>, files: &Node<'_>, pointer: &str) {
         // a mismatch the document does not have.
         let text_known = inline.is_some() || item.get("text").is_none();
         // soulacy-package.files.text-digest (the importer refuses a file whose text
-        // does not hash to its sha256).
+        // does not hash to its sha256, which it compares with its own lowercase hex: a
+        // digest in another form never matches).
         if let (Some(Text { text: digest, span }), true) = (digest, text_known) {
             let actual = format!("{:x}", Sha256::digest(text.as_bytes()));
             if actual != digest {
@@ -569,8 +594,8 @@ fn check_byte_count(walker: &mut Walker<'_>, node: &Node<'_>, pointer: &str) {
     }
 }
 
-/// Paths stay inside the package (a protective decision: the spec says nothing of file
-/// paths; see the `files.path-*` rules).
+/// Paths stay inside the package (a protective decision of the strict profile: the spec
+/// says nothing of file paths; see the `files.path-*` rules).
 fn check_path(walker: &mut Walker<'_>, pointer: &str, path: &str, span: Span) {
     // soulacy-package.files.path-empty.
     if path.is_empty() {
@@ -599,8 +624,8 @@ fn check_path(walker: &mut Walker<'_>, pointer: &str, path: &str, span: Span) {
     }
 }
 
-/// soulacy-package.digest.format: 64 lowercase hex digits. Returns whether it is one.
-fn check_digest(walker: &mut Walker<'_>, pointer: &str, digest: &str, span: Span) -> bool {
+/// soulacy-package.digest.format (strict only): 64 lowercase hex digits.
+fn check_digest(walker: &mut Walker<'_>, pointer: &str, digest: &str, span: Span) {
     let valid = digest.len() == 64
         && digest
             .bytes()
@@ -613,10 +638,15 @@ fn check_digest(walker: &mut Walker<'_>, pointer: &str, digest: &str, span: Span
             "a SHA-256 digest is written as 64 lowercase hexadecimal digits",
         );
     }
-    valid
 }
 
-fn check_integrity(walker: &mut Walker<'_>, integrity: &Node<'_>, pointer: &str) {
+fn check_integrity(
+    walker: &mut Walker<'_>,
+    root: &Node<'_>,
+    integrity: &Node<'_>,
+    pointer: &str,
+    strict: bool,
+) {
     if walker.object(integrity, pointer).is_none() {
         return;
     }
@@ -624,11 +654,35 @@ fn check_integrity(walker: &mut Walker<'_>, integrity: &Node<'_>, pointer: &str)
     for field in ["algorithm", "signature", "public_key"] {
         walker.optional_string(integrity, pointer, field);
     }
-    if let Some(Text { text: digest, span }) = walker.optional_string(integrity, pointer, "sha256")
-    {
-        check_digest(walker, &pointer_join(pointer, "sha256"), digest, span);
-    }
     if let Some(verified) = optional(integrity, "verified") {
         walker.boolean(verified, &pointer_join(pointer, "verified"));
+    }
+    let Some(Text {
+        text: declared,
+        span,
+    }) = walker.optional_string(integrity, pointer, "sha256")
+    else {
+        return;
+    };
+    let digest_pointer = pointer_join(pointer, "sha256");
+    if strict {
+        check_digest(walker, &digest_pointer, declared, span);
+    }
+    // soulacy-package.integrity.mismatch (upstream: Soulacy's importer recomputes the
+    // digest over its own re-serialisation of the package and refuses a mismatch; it
+    // compares ignoring letter case and checks no empty digest). A package Go could not
+    // decode has no such digest; its other rules say why.
+    if declared.is_empty() {
+        return;
+    }
+    if let Some(actual) = importer_digest::digest(root) {
+        if !declared.eq_ignore_ascii_case(&actual) {
+            walker.at(
+                rule::INTEGRITY_MISMATCH,
+                &digest_pointer,
+                span,
+                format!("the package hashes to {actual} as Soulacy's importer computes it (Go's encoding of the package with integrity emptied), not to the declared integrity.sha256"),
+            );
+        }
     }
 }

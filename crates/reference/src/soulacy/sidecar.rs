@@ -24,16 +24,16 @@ const FIELDS: &[&str] = &[
 ];
 const PUBLISHER_FIELDS: &[&str] = &["id", "display_name", "signature_key", "trust_level"];
 
-/// Validates a sidecar document.
-pub fn check(source: &[u8]) -> Report {
+/// Validates a sidecar document; `strict` adds the catalogue's strict-only rules.
+pub fn check(source: &[u8], strict: bool) -> Report {
     let mut walker = Walker::new(source, &SIDECAR_RULES, Format::SoulacySidecar);
     if let Some(document) = walker.read() {
-        check_root(&mut walker, &document.root);
+        check_root(&mut walker, &document.root, strict);
     }
     walker.report
 }
 
-fn check_root(walker: &mut Walker<'_>, root: &Node<'_>) {
+fn check_root(walker: &mut Walker<'_>, root: &Node<'_>, strict: bool) {
     // soulacy-sidecar.root.type.
     if root.as_object().is_none() {
         walker.at(
@@ -71,34 +71,38 @@ fn check_root(walker: &mut Walker<'_>, root: &Node<'_>) {
     } else {
         walker.optional_string(root, "", "package_id")
     };
+    let mut namespace = None;
     if let Some(Text { text, span }) = package_id {
-        if let Err(problems) = package_id::check(text) {
-            // soulacy-sidecar.package-id.shape / .publisher / .package.
-            if problems.shape {
-                walker.at(
-                    rule::PACKAGE_ID_SHAPE,
-                    "/package_id",
-                    span,
-                    format!(
-                        "package_id {text:?} is not <publisher>/<package> with exactly one '/'"
-                    ),
-                );
-            }
-            if problems.publisher {
-                walker.at(
+        match package_id::check(text) {
+            Ok(publisher) => namespace = Some(publisher),
+            Err(problems) => {
+                // soulacy-sidecar.package-id.shape / .publisher / .package.
+                if problems.shape {
+                    walker.at(
+                        rule::PACKAGE_ID_SHAPE,
+                        "/package_id",
+                        span,
+                        format!(
+                            "package_id {text:?} is not <publisher>/<package> with exactly one '/'"
+                        ),
+                    );
+                }
+                if problems.publisher {
+                    walker.at(
                     rule::PACKAGE_ID_PUBLISHER,
                     "/package_id",
                     span,
                     format!("the publisher part of {text:?} must be 2 to 32 characters of a-z, 0-9 and '-'"),
                 );
-            }
-            if problems.package {
-                walker.at(
+                }
+                if problems.package {
+                    walker.at(
                     rule::PACKAGE_ID_PACKAGE,
                     "/package_id",
                     span,
                     format!("the package part of {text:?} must be 1 to 63 characters of a-z, 0-9 and '-', starting with a letter or digit"),
                 );
+                }
             }
         }
     }
@@ -151,7 +155,22 @@ fn check_root(walker: &mut Walker<'_>, root: &Node<'_>) {
     if let Some(publisher) = optional(root, "publisher") {
         if walker.object(publisher, "/publisher").is_some() {
             walker.unknown_members(publisher, "/publisher", PUBLISHER_FIELDS, |_| None);
-            walker.required_string(publisher, "/publisher", "id");
+            let id = walker.required_string(publisher, "/publisher", "id");
+            // soulacy-sidecar.publisher.namespace (strict only, as the package's
+            // soulacy-package.publisher.namespace: the spec does not tie the publisher
+            // block to the id's namespace, but a record naming another publisher misleads
+            // whoever reads it).
+            if let (true, Some(Text { text: id, span }), Some(namespace)) = (strict, id, namespace)
+            {
+                if id != namespace {
+                    walker.at(
+                        rule::PUBLISHER_NAMESPACE,
+                        "/publisher/id",
+                        span,
+                        format!("publisher.id {id:?} is not the publisher of the package id's namespace ({namespace:?})"),
+                    );
+                }
+            }
             for field in ["display_name", "signature_key", "trust_level"] {
                 walker.optional_string(publisher, "/publisher", field);
             }
