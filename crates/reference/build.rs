@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use soulcheck_vocabulary::catalogue::RulesFile;
-use soulcheck_vocabulary::{Format, Severity};
+use soulcheck_vocabulary::{Basis, Format, Severity};
 
 fn main() {
     let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases");
@@ -32,12 +32,17 @@ fn main() {
             "/// Rules of `{format}`, generated from `cases/{format}/rules.toml`."
         );
         let _ = writeln!(out, "pub mod {module} {{");
-        let _ = writeln!(out, "    use super::{{RuleId, Severity}};");
+        let _ = writeln!(out, "    use super::{{Basis, RuleId, Severity}};");
         let mut names = Vec::new();
         for rule in &file.rules {
             let severity = match rule.severity {
                 Severity::Warning => "Warning",
                 Severity::Error => "Error",
+            };
+            let basis = match rule.basis {
+                Basis::Spec => "Spec",
+                Basis::Upstream => "Upstream",
+                Basis::Suite => "Suite",
             };
             let name = rule
                 .id
@@ -52,8 +57,10 @@ fn main() {
             );
             let _ = writeln!(
                 out,
-                "    pub const {name}: RuleId = RuleId {{ id: {:?}, severity: Severity::{severity} }};",
-                rule.id
+                "    pub const {name}: RuleId = RuleId {{ id: {:?}, severity: Severity::{severity}, basis: Basis::{basis}, strict: {}, bound: {} }};",
+                rule.id,
+                rule.strict,
+                rule.kind.is_bound(),
             );
             names.push(name);
         }

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::Serialize;
-use soulcheck_vocabulary::catalogue::{RuleEntry, RulesFile};
+use soulcheck_vocabulary::catalogue::{RuleEntry, RuleKind, RulesFile};
 use soulcheck_vocabulary::{Basis, Format, Level, Severity};
 
 use crate::store::{Kind, Store};
@@ -44,6 +44,14 @@ pub struct Rule {
     pub decision: Option<String>,
     /// Applied only in the strict profile (the spec's text allows what it forbids).
     pub strict: bool,
+    /// A rule of the format, or a bound of the reference's own: past a bound the
+    /// reference does not judge an input in the spec profile.
+    #[serde(skip_serializing_if = "is_rule")]
+    pub kind: RuleKind,
+}
+
+fn is_rule(kind: &RuleKind) -> bool {
+    *kind == RuleKind::Rule
 }
 
 impl Rule {
@@ -152,6 +160,18 @@ impl Catalogue {
             _ if entry.upstream.is_some() && entry.basis != Basis::Upstream => {
                 Some("`upstream` belongs to rules whose basis is `upstream`")
             }
+            // A bound is the reference's limit, not a requirement of the spec: a decision
+            // of this suite that is no stronger than `may` and never strict-only (it
+            // applies in both profiles; only what happens past it differs).
+            _ if entry.kind.is_bound()
+                && (entry.basis != Basis::Suite || entry.strict || entry.level != Level::May) =>
+            {
+                Some("a bound (`kind = \"bound\"`) is a `suite` rule at level `may`, not `strict`")
+            }
+            // A `suite` rule states no requirement of the spec, so it is never a `must`.
+            _ if entry.basis == Basis::Suite && entry.level == Level::Must => {
+                Some("a `suite` rule is never `must`: levels follow the spec's wording")
+            }
             _ => None,
         };
         if let Some(message) = missing {
@@ -172,6 +192,7 @@ impl Catalogue {
             grounds: entry.grounds,
             decision: entry.decision,
             strict: entry.strict,
+            kind: entry.kind,
         };
         self.rules.insert(entry.id, rule);
         Ok(())

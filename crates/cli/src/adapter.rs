@@ -44,7 +44,12 @@ impl Validator for Reference {
 
     fn run(&self, request: &Request<'_>) -> Outcome {
         match self.report(request) {
-            Ok(report) => Outcome::Observed(observation(&report)),
+            // Past a bound of its own the reference declines, as any validator may decline
+            // an input it does not support.
+            Ok(report) => match report.not_judged_reason() {
+                Some(reason) => Outcome::Skipped { reason },
+                None => Outcome::Observed(observation(&report)),
+            },
             Err(unsupported) => Outcome::Skipped {
                 reason: unsupported.reason,
             },

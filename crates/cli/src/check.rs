@@ -4,7 +4,9 @@
 //! A document is read through [`soulcheck::read`]: a regular file only, and at most its
 //! format's size limit (from the registry) plus one byte; a larger file gets the limit's
 //! diagnostic without being read. Anything else (a FIFO, a device, a socket) is a usage
-//! error, exit 2.
+//! error, exit 2. Exit 0 is accept, 1 reject, and 3 not judged: the input went past one of
+//! the reference's own bounds (a size, depth or entry limit the spec does not set) and
+//! nothing read before it broke a rule, so in the spec profile the reference says neither.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -107,6 +109,9 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
     };
     output::print(&text)?;
     Ok(match report.verdict() {
+        // Past a bound of the reference the input was not judged: neither accepted nor
+        // rejected.
+        _ if report.not_judged().is_some() => ExitCode::from(3),
         Verdict::Accept => ExitCode::SUCCESS,
         Verdict::Reject => ExitCode::from(1),
     })

@@ -122,9 +122,16 @@ fn run(request: &RunRequest) -> Reply {
         }
     };
     match report {
-        Ok(report) => Reply::Result {
-            seq,
-            report: report.to_wire(),
+        Ok(report) => match report.not_judged_reason() {
+            // Past a bound of its own the reference declines the input.
+            Some(reason) => Reply::Skipped {
+                seq,
+                skipped: reason,
+            },
+            None => Reply::Result {
+                seq,
+                report: report.to_wire(),
+            },
         },
         Err(unsupported) => Reply::Skipped {
             seq,

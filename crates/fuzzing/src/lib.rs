@@ -513,30 +513,27 @@ fn check_tree(
     invariants::rules_of_format(format, &report)?;
     // Diagnostics inside manifest.json are located in it: strip the tree prefix and check
     // them against the manifest's bytes.
-    let manifest_report = Report {
-        format,
-        diagnostics: report
-            .diagnostics
-            .iter()
-            .filter_map(|diagnostic| {
-                let pointer = diagnostic.location.pointer.as_deref()?;
-                let rest = pointer.strip_prefix("/manifest.json")?;
-                if !(rest.is_empty() || rest.starts_with('/')) {
-                    return None;
-                }
-                // The manifest as a whole (missing, too large) has no place inside it.
-                if rest.is_empty() && diagnostic.location.position.is_none() {
-                    return None;
-                }
-                let mut inner = diagnostic.clone();
-                inner.location.pointer = (!rest.is_empty()).then(|| rest.to_owned());
-                Some(inner)
-            })
-            .collect(),
-        value: None,
-        omitted: report.omitted,
-        collect: report.collect,
-    };
+    let mut manifest_report = Report::new(format);
+    manifest_report.omitted = report.omitted;
+    manifest_report.collect = report.collect;
+    manifest_report.diagnostics = report
+        .diagnostics
+        .iter()
+        .filter_map(|diagnostic| {
+            let pointer = diagnostic.location.pointer.as_deref()?;
+            let rest = pointer.strip_prefix("/manifest.json")?;
+            if !(rest.is_empty() || rest.starts_with('/')) {
+                return None;
+            }
+            // The manifest as a whole (missing, too large) has no place inside it.
+            if rest.is_empty() && diagnostic.location.position.is_none() {
+                return None;
+            }
+            let mut inner = diagnostic.clone();
+            inner.location.pointer = (!rest.is_empty()).then(|| rest.to_owned());
+            Some(inner)
+        })
+        .collect();
     let parsed = invariants::parse_for_pointers(&generated.bytes);
     invariants::locations(
         &generated.bytes,

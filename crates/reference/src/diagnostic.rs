@@ -16,22 +16,38 @@ use std::ops::Range;
 
 use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
 use soulcheck_vocabulary::wire;
-pub use soulcheck_vocabulary::{Format, Severity, Verdict};
+pub use soulcheck_vocabulary::{Basis, Format, Severity, Verdict};
 
 /// Rule constants generated from the catalogue (`cases/<format>/rules.toml`); one module
 /// per format, one constant per rule.
 pub mod rules {
-    use super::{RuleId, Severity};
+    use super::{Basis, RuleId, Severity};
     include!(concat!(env!("OUT_DIR"), "/rules.rs"));
 }
 
-/// A catalogued rule: its stable ID and the severity its diagnostics have by default.
+/// A catalogued rule: its stable ID, the severity its diagnostics have by default, and
+/// what the catalogue says of it that changes how the reference applies it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct RuleId {
     /// The stable ID, e.g. `soul-kit.id.pattern`.
     pub id: &'static str,
     /// Default severity.
     pub severity: Severity,
+    /// What the rule rests on: a report short of room keeps `spec` and `upstream`
+    /// diagnostics ahead of `suite` ones.
+    pub basis: Basis,
+    /// Applied in the strict profile only.
+    pub strict: bool,
+    /// A bound of the reference's own (`kind = "bound"`): past it, the reference does not
+    /// judge an input in the spec profile.
+    pub bound: bool,
+}
+
+impl RuleId {
+    /// Whether the rule rests on the spec's text or the publisher's code.
+    pub fn spec_grounded(&self) -> bool {
+        self.basis != Basis::Suite
+    }
 }
 
 impl fmt::Display for RuleId {
@@ -337,6 +353,12 @@ pub struct Report {
     pub omitted: Omitted,
     /// Whether the check collects every diagnostic or stops at the first error.
     pub collect: Collect,
+    /// Whether a diagnostic resting on the spec or the publisher's code was left out: then
+    /// none is taken any more, so the kept ones are always the first found.
+    spec_omitted: bool,
+    /// Whether the input went past a bound of the reference's own in the spec profile
+    /// ([`Report::settle`]): what lies past it was not judged.
+    unjudged: bool,
 }
 
 /// How much a check collects.
@@ -360,6 +382,8 @@ impl Report {
             value: None,
             omitted: Omitted::default(),
             collect: Collect::Every,
+            spec_omitted: false,
+            unjudged: false,
         }
     }
 
@@ -377,35 +401,101 @@ impl Report {
         self.collect == Collect::FirstError && self.verdict() == Verdict::Reject
     }
 
-    /// Whether the report takes another diagnostic. Once one was left out none is taken,
-    /// so the kept diagnostics are always the first ones found.
+    /// Whether the report takes another diagnostic of any rule. Once one was left out none
+    /// is taken, so the kept diagnostics are always the first ones found; a diagnostic of
+    /// a `spec` or `upstream` rule may still displace a `suite` one ([`Report::has_room_for`]).
     pub fn has_room(&self) -> bool {
         self.omitted.total() == 0 && !self.stopped() && has_room(&self.diagnostics)
     }
 
-    /// Adds a diagnostic when there is room; otherwise counts it as left out.
-    pub fn push(&mut self, diagnostic: Diagnostic) {
+    /// Whether the report takes another diagnostic of `rule`. A full report still takes
+    /// one of a `spec` or `upstream` rule while it holds a `suite` diagnostic to leave out
+    /// in its place, so what the spec decides is never crowded out by the suite's own
+    /// findings (a hundred duplicate keys, say, ahead of a missing required member).
+    pub fn has_room_for(&self, rule: RuleId) -> bool {
         if self.has_room() {
+            return true;
+        }
+        rule.spec_grounded()
+            && !self.spec_omitted
+            && !self.stopped()
+            && (has_room(&self.diagnostics)
+                || self
+                    .diagnostics
+                    .iter()
+                    .any(|kept| !kept.rule.spec_grounded()))
+    }
+
+    /// Makes room for a diagnostic of a `spec` or `upstream` rule by leaving out the last
+    /// kept `suite` diagnostics (counted, as every omission is); false when no room can be
+    /// made. At most [`MAX_DIAGNOSTICS`] diagnostics are looked at per call.
+    fn make_room_for_spec(&mut self) -> bool {
+        if self.spec_omitted || self.stopped() {
+            return false;
+        }
+        while !has_room(&self.diagnostics) {
+            match self
+                .diagnostics
+                .iter()
+                .rposition(|kept| !kept.rule.spec_grounded())
+            {
+                Some(at) => {
+                    let left_out = self.diagnostics.remove(at);
+                    self.omitted.count(left_out.severity, 1);
+                }
+                None => return false,
+            }
+        }
+        true
+    }
+
+    /// Whether a diagnostic of `rule` is kept now, making room for it when it rests on
+    /// the spec; when it is not, it is counted as left out.
+    fn admit(&mut self, rule: RuleId, severity: Severity) -> bool {
+        if self.has_room() || (rule.spec_grounded() && self.make_room_for_spec()) {
+            return true;
+        }
+        if rule.spec_grounded() {
+            self.spec_omitted = true;
+        }
+        self.omitted.count(severity, 1);
+        false
+    }
+
+    /// Adds a diagnostic when there is room (see [`Report::has_room_for`]); otherwise
+    /// counts it as left out.
+    pub fn push(&mut self, diagnostic: Diagnostic) {
+        if self.admit(diagnostic.rule, diagnostic.severity) {
             self.diagnostics.push(diagnostic);
-        } else {
-            self.omitted.count(diagnostic.severity, 1);
         }
     }
 
     /// Adds a diagnostic of `rule` whose location and message `build` makes, calling it
     /// only when there is room: a diagnostic that would be dropped costs nothing to build.
     pub fn add(&mut self, rule: RuleId, build: impl FnOnce() -> (Location, String)) {
-        if self.has_room() {
+        if self.admit(rule, rule.severity) {
             let (location, message) = build();
             self.diagnostics
                 .push(Diagnostic::new(rule, location, message));
-        } else {
-            self.omitted.count(rule.severity, 1);
         }
     }
 
-    /// Counts `count` diagnostics of `severity` as left out without building them.
+    /// Counts `count` diagnostics of `severity` as left out without building them. Their
+    /// rule unknown, they may rest on the spec, so no later diagnostic displaces a `suite`
+    /// one ([`Report::omit_of`] says which rule).
     pub fn omit(&mut self, severity: Severity, count: usize) {
+        if count > 0 {
+            self.spec_omitted = true;
+        }
+        self.omitted.count(severity, count);
+    }
+
+    /// Counts `count` diagnostics of `rule` (at `severity`) as left out without building
+    /// them.
+    pub fn omit_of(&mut self, rule: RuleId, severity: Severity, count: usize) {
+        if rule.spec_grounded() && count > 0 {
+            self.spec_omitted = true;
+        }
         self.omitted.count(severity, count);
     }
 
@@ -425,17 +515,36 @@ impl Report {
     /// `<format>.report.truncated` rule) saying how much. [`crate::check`] calls it once
     /// per report.
     pub fn cap(&mut self, notice: RuleId) {
-        let mut text = 0;
-        let mut keep = self.diagnostics.len();
-        for (index, diagnostic) in self.diagnostics.iter().enumerate() {
-            if index >= MAX_DIAGNOSTICS || text >= MAX_DIAGNOSTIC_TEXT {
-                keep = index;
-                break;
+        if !has_room(&self.diagnostics[..self.diagnostics.len().saturating_sub(1)]) {
+            // Over the bounds: the first `spec` and `upstream` diagnostics a report with
+            // room takes one by one, then the first `suite` ones in the room left, kept in
+            // the order found.
+            let mut kept = vec![false; self.diagnostics.len()];
+            let mut count = 0;
+            let mut text = 0;
+            for spec_pass in [true, false] {
+                for (index, diagnostic) in self.diagnostics.iter().enumerate() {
+                    if diagnostic.rule.spec_grounded() != spec_pass {
+                        continue;
+                    }
+                    if count >= MAX_DIAGNOSTICS || text >= MAX_DIAGNOSTIC_TEXT {
+                        break;
+                    }
+                    kept[index] = true;
+                    count += 1;
+                    text += text_of(diagnostic);
+                }
             }
-            text += text_of(diagnostic);
-        }
-        for dropped in self.diagnostics.drain(keep..) {
-            self.omitted.count(dropped.severity, 1);
+            let mut index = 0;
+            let omitted = &mut self.omitted;
+            self.diagnostics.retain(|diagnostic| {
+                let keep = kept[index];
+                index += 1;
+                if !keep {
+                    omitted.count(diagnostic.severity, 1);
+                }
+                keep
+            });
         }
         let omitted = self.omitted;
         if omitted.total() == 0 {
@@ -453,6 +562,48 @@ impl Report {
                 MAX_DIAGNOSTIC_TEXT / 1024
             ),
         ));
+    }
+
+    /// Settles the reference's own bounds for `profile`: in the spec profile an error of a
+    /// bound (`kind = "bound"` in the catalogue: a size, depth or entry limit the spec does
+    /// not set) says only that the reference stopped reading, so it becomes a warning and
+    /// the report is marked as not judged ([`Report::not_judged`]); in the strict profile
+    /// the bound is one of the suite's protective choices and rejects. [`crate::check`]
+    /// calls it once per report.
+    pub fn settle_bounds(&mut self, profile: crate::Profile) {
+        if profile == crate::Profile::Strict {
+            return;
+        }
+        for diagnostic in &mut self.diagnostics {
+            if diagnostic.rule.bound && diagnostic.severity == Severity::Error {
+                diagnostic.severity = Severity::Warning;
+                self.unjudged = true;
+            }
+        }
+    }
+
+    /// The bound the input went past, when that is all the report found: the reference
+    /// then did not judge the input (it neither accepts nor rejects it), and says why.
+    /// `None` when the report holds an error (what was read already breaks a rule of the
+    /// spec, so it rejects) or when no bound was reached.
+    pub fn not_judged(&self) -> Option<&Diagnostic> {
+        if !self.unjudged || self.verdict() == Verdict::Reject {
+            return None;
+        }
+        self.diagnostics
+            .iter()
+            .find(|diagnostic| diagnostic.rule.bound)
+    }
+
+    /// Why the reference did not judge the input ([`Report::not_judged`]), as one line for
+    /// the protocol's `skipped` answer.
+    pub fn not_judged_reason(&self) -> Option<String> {
+        self.not_judged().map(|bound| {
+            format!(
+                "not judged: {} ({}: a bound of the reference, not a rule of the spec; the strict profile rejects past it)",
+                bound.message, bound.rule.id
+            )
+        })
     }
 
     /// Reject when any diagnostic, kept or left out, is an error; accept otherwise.
@@ -553,6 +704,7 @@ impl Report {
         out.push_str(&format!(
             "{origin}: {} as {} ({}, {}{omitted})\n",
             match self.verdict() {
+                _ if self.not_judged().is_some() => "not judged (past a bound of the reference)",
                 Verdict::Accept => "accepted",
                 Verdict::Reject => "rejected",
             },
@@ -733,5 +885,122 @@ mod tests {
         let lone = b"a\rbc\rd";
         assert!(excerpt(lone, &LineIndex::new(lone), Some(Span::new(0..4))).is_none());
         assert!(excerpt(lone, &LineIndex::new(lone), Some(Span::new(2..3))).is_some());
+    }
+
+    const SUITE: RuleId = RuleId {
+        id: "test.suite",
+        severity: Severity::Error,
+        basis: Basis::Suite,
+        strict: true,
+        bound: false,
+    };
+    const SPEC: RuleId = RuleId {
+        id: "test.spec",
+        severity: Severity::Error,
+        basis: Basis::Spec,
+        strict: false,
+        bound: false,
+    };
+    const BOUND: RuleId = RuleId {
+        id: "test.bound",
+        severity: Severity::Error,
+        basis: Basis::Suite,
+        strict: false,
+        bound: true,
+    };
+
+    fn rules_of(report: &Report) -> Vec<&'static str> {
+        report.diagnostics.iter().map(|d| d.rule.id).collect()
+    }
+
+    /// A full report of suite diagnostics still takes the spec's, leaving out the last
+    /// suite ones in their place; every omission is counted.
+    #[test]
+    fn spec_diagnostics_are_kept_ahead_of_suite_ones() {
+        for pushed in [true, false] {
+            let mut report = Report::new(Format::SoulKit);
+            for _ in 0..MAX_DIAGNOSTICS + 20 {
+                report.add(SUITE, || (Location::document(), "suite".to_owned()));
+            }
+            for _ in 0..3 {
+                assert!(report.has_room_for(SPEC));
+                if pushed {
+                    report.push(Diagnostic::new(SPEC, Location::document(), "spec"));
+                } else {
+                    report.add(SPEC, || (Location::document(), "spec".to_owned()));
+                }
+            }
+            assert!(!report.has_room_for(SUITE));
+            let rules = rules_of(&report);
+            assert_eq!(rules.len(), MAX_DIAGNOSTICS);
+            assert_eq!(rules[MAX_DIAGNOSTICS - 3..], ["test.spec"; 3]);
+            assert_eq!(rules.iter().filter(|id| **id == "test.spec").count(), 3);
+            assert_eq!(report.omitted.errors, 23);
+        }
+    }
+
+    /// A report of spec diagnostics only keeps the first ones found; none displaces
+    /// another, and none is taken once one was left out.
+    #[test]
+    fn spec_diagnostics_never_displace_each_other() {
+        let mut report = Report::new(Format::SoulKit);
+        for _ in 0..MAX_DIAGNOSTICS + 5 {
+            report.add(SPEC, || (Location::document(), "spec".to_owned()));
+        }
+        report.add(SUITE, || (Location::document(), "suite".to_owned()));
+        assert_eq!(rules_of(&report), ["test.spec"; MAX_DIAGNOSTICS]);
+        assert!(!report.has_room_for(SPEC));
+        assert_eq!(report.omitted.errors, 6);
+    }
+
+    /// Capping a report pushed to directly keeps the spec's diagnostics first, then the
+    /// suite's in the room left, in the order found.
+    #[test]
+    fn cap_keeps_spec_diagnostics_first_in_order() {
+        let mut report = Report::new(Format::SoulKit);
+        for index in 0..MAX_DIAGNOSTICS + 10 {
+            let rule = if index % 10 == 9 { SPEC } else { SUITE };
+            report.diagnostics.push(Diagnostic::new(
+                rule,
+                Location::document(),
+                index.to_string(),
+            ));
+        }
+        report.cap(SUITE);
+        // 100 kept (all 11 spec ones among them), 10 suite ones left out, then the notice.
+        assert_eq!(report.diagnostics.len(), MAX_DIAGNOSTICS + 1);
+        assert_eq!(report.omitted.errors, 10);
+        let kept: Vec<usize> = report.diagnostics[..MAX_DIAGNOSTICS]
+            .iter()
+            .map(|d| d.message.parse().expect("index"))
+            .collect();
+        assert!(kept.windows(2).all(|pair| pair[0] < pair[1]));
+        assert_eq!(kept.iter().filter(|&&i| i % 10 == 9).count(), 11);
+    }
+
+    /// Past a bound the spec profile does not judge (unless something read already
+    /// broke a rule); the strict profile rejects.
+    #[test]
+    fn a_bound_is_not_judged_in_the_spec_profile() {
+        let bounded = || {
+            let mut report = Report::new(Format::SoulKit);
+            report.push(Diagnostic::new(BOUND, Location::document(), "too big"));
+            report
+        };
+        let mut spec = bounded();
+        spec.settle_bounds(crate::Profile::Spec);
+        assert_eq!(spec.verdict(), Verdict::Accept);
+        assert_eq!(spec.not_judged().map(|d| d.rule.id), Some("test.bound"));
+        let reason = spec.not_judged_reason().expect("reason");
+        assert!(reason.starts_with("not judged: too big"), "{reason}");
+        let mut strict = bounded();
+        strict.settle_bounds(crate::Profile::Strict);
+        assert_eq!(strict.verdict(), Verdict::Reject);
+        assert!(strict.not_judged().is_none());
+        let mut broken = bounded();
+        broken.push(Diagnostic::new(SPEC, Location::document(), "broken"));
+        broken.settle_bounds(crate::Profile::Spec);
+        assert_eq!(broken.verdict(), Verdict::Reject);
+        assert!(broken.not_judged().is_none());
     }
 }

@@ -212,7 +212,7 @@ fn check_envelope_collecting(source: &[u8], profile: Profile, collect: Collect) 
         Profile::Strict => &JSON_RULES,
         _ => &JSON_RULES_SPEC,
     };
-    let mut walker = Walker::new(source, rules, Format::SkillPackage);
+    let mut walker = Walker::new(source, rules, Format::SkillPackage, profile);
     walker.report.collect = collect;
     let mut checker = Envelope { walker, profile };
     // The reader reports skill-package.envelope.size, skill-package.json.* and duplicate

@@ -115,7 +115,7 @@ pub fn check(source: &[u8], profile: Profile) -> Report {
 /// Checks one Soul Kit document in `profile`, collecting every diagnostic or stopping at
 /// the first error.
 pub fn check_collecting(source: &[u8], profile: Profile, collect: Collect) -> Report {
-    let mut walker = Walker::new(source, &JSON_RULES, Format::SoulKit);
+    let mut walker = Walker::new(source, &JSON_RULES, Format::SoulKit, profile);
     walker.report.collect = collect;
     let mut checker = Checker { walker, profile };
     // The reader reports soul-kit.size.max, soul-kit.json.* and duplicate keys.

@@ -52,6 +52,31 @@ pub struct RuleEntry {
     /// so the reference applies it only when asked for the strict profile.
     #[serde(default)]
     pub strict: bool,
+    /// What kind of requirement the rule is: a rule of the format, or a bound of the
+    /// reference's own (a size, depth or entry limit the spec does not set).
+    #[serde(default)]
+    pub kind: RuleKind,
+}
+
+/// What kind of requirement a catalogued rule is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RuleKind {
+    /// A requirement on the document (the spec's, the publisher's or this suite's).
+    #[default]
+    Rule,
+    /// A limit on what the reference reads (a size, depth or count the spec does not set,
+    /// that a bounded implementation needs). Past it the reference does not judge the
+    /// input in the spec profile: it reports its limit, never a broken spec rule, and
+    /// rejects only in the strict profile.
+    Bound,
+}
+
+impl RuleKind {
+    /// Whether this is [`RuleKind::Bound`].
+    pub fn is_bound(self) -> bool {
+        self == RuleKind::Bound
+    }
 }
 
 impl RulesFile {

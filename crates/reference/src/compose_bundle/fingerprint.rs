@@ -22,9 +22,9 @@ const VERSION: &str = "agent-compose.bundle-fingerprint.v1";
 /// The `fingerprint` operation: the manifest's fingerprint (`sha256:<hex>`) as the value,
 /// or `false` with diagnostics when the input is not a JSON object or a covered member
 /// has the wrong type; a tree is refused.
-pub fn fingerprint(input: Input<'_>, _context: &Context) -> Result<Report, Unsupported> {
+pub fn fingerprint(input: Input<'_>, context: &Context) -> Result<Report, Unsupported> {
     let source = input.document_bytes(Format::ComposeBundle, "fingerprint")?;
-    let mut walker = super::document_walker(source);
+    let mut walker = super::document_walker(source, context);
     let value = covered(&mut walker).map_or(Value::Bool(false), |covered| {
         Value::String(covered.fingerprint())
     });
@@ -40,7 +40,7 @@ pub fn fingerprint(input: Input<'_>, _context: &Context) -> Result<Report, Unsup
 /// tree is refused.
 pub fn whoami(input: Input<'_>, context: &Context) -> Result<Report, Unsupported> {
     let source = input.document_bytes(Format::ComposeBundle, "whoami")?;
-    let mut walker = super::document_walker(source);
+    let mut walker = super::document_walker(source, context);
     let seat = context
         .get("seat")
         .and_then(Value::as_str)

@@ -70,8 +70,13 @@ static JSON_RULES: JsonRules = JsonRules {
 };
 
 /// A walker for an operation's input document, located by pointers into it.
-pub(crate) fn document_walker(source: &[u8]) -> Walker<'_> {
-    Walker::new(source, &JSON_RULES, Format::ComposeBundle)
+pub(crate) fn document_walker<'s>(source: &'s [u8], context: &Context) -> Walker<'s> {
+    Walker::new(
+        source,
+        &JSON_RULES,
+        Format::ComposeBundle,
+        crate::profile(context),
+    )
 }
 
 /// Verifies a bundle (`compose-bundle`, operation `validate`): a directory tree; a
@@ -214,7 +219,13 @@ impl Sink {
         source: &[u8],
         check: impl FnOnce(&mut Walker<'_>) -> T,
     ) -> T {
-        let mut walker = Walker::in_tree(source, &JSON_RULES, Format::ComposeBundle, prefix);
+        let mut walker = Walker::in_tree(
+            source,
+            &JSON_RULES,
+            Format::ComposeBundle,
+            prefix,
+            self.profile,
+        );
         let result = check(&mut walker);
         self.report.absorb(&mut walker.report);
         result

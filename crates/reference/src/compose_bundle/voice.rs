@@ -90,9 +90,9 @@ impl Rule {
 }
 
 /// The `voice-profile` operation; a tree is refused.
-pub fn voice_profile(input: Input<'_>, _context: &Context) -> Result<Report, Unsupported> {
+pub fn voice_profile(input: Input<'_>, context: &Context) -> Result<Report, Unsupported> {
     let source = input.document_bytes(Format::ComposeBundle, "voice-profile")?;
-    let mut walker = super::document_walker(source);
+    let mut walker = super::document_walker(source, context);
     let value = build(&mut walker).unwrap_or(Value::Bool(false));
     walker.report.value = Some(value);
     Ok(walker.report)

@@ -154,6 +154,44 @@ impl ReadError {
 }
 
 impl Document<'_> {
+    /// Reads repeated keys as Go's, Python's and JavaScript's decoders do: the last
+    /// occurrence of a key stands, the earlier ones are dropped, and no duplicate is left
+    /// to report. For a format whose duplicate-key rule is strict-only, in the spec
+    /// profile. Linear: each object holding a repeat is indexed once.
+    pub fn keep_last_duplicates(&mut self) {
+        if self.duplicates.is_empty() {
+            return;
+        }
+        self.duplicates.clear();
+        self.places.clear();
+        let mut pending: Vec<&mut Node<'_>> = vec![&mut self.root];
+        while let Some(node) = pending.pop() {
+            match &mut node.value {
+                Value::Array(items) => pending.extend(items.iter_mut()),
+                Value::Object(members) => {
+                    if members.iter().any(|member| member.repeated) {
+                        let mut last: HashMap<String, usize, foldhash::fast::RandomState> =
+                            HashMap::default();
+                        for (at, member) in members.iter().enumerate() {
+                            last.insert(member.key.to_string(), at);
+                        }
+                        let mut at = 0;
+                        members.retain(|member| {
+                            let keep = last.get(member.key.as_ref()) == Some(&at);
+                            at += 1;
+                            keep
+                        });
+                        for member in members.iter_mut() {
+                            member.repeated = false;
+                        }
+                    }
+                    pending.extend(members.iter_mut().map(|member| &mut member.value));
+                }
+                _ => {}
+            }
+        }
+    }
+
     /// The diagnostic of `rule` for one repeated key, at the member's pointer, naming
     /// where the key first appeared. `lines` indexes `source`; one index serves every
     /// duplicate, so many duplicates stay linear.
@@ -361,17 +399,40 @@ fn push_token(pointer: &mut String, token: &str) {
     }
 }
 
+/// What a read tolerates that RFC 8259 lets a parser accept or refuse: a format whose
+/// catalogue makes the refusal a strict-only rule reads leniently in the spec profile.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tolerance {
+    /// A leading UTF-8 byte order mark is skipped ("implementations MAY ignore" one).
+    pub byte_order_mark: bool,
+    /// An unpaired surrogate escape stands for U+FFFD, as Go's and Python's decoders read
+    /// it (RFC 8259 calls the behaviour unpredictable).
+    pub lone_surrogates: bool,
+}
+
 /// Reads one JSON document under `limits`.
 pub fn read(input: &[u8], limits: Limits) -> Result<Document<'_>, ReadError> {
+    read_tolerant(input, limits, Tolerance::default())
+}
+
+/// Reads one JSON document under `limits`, tolerating what `tolerance` allows. Spans and
+/// offsets stay offsets into `input` (a skipped byte order mark included).
+pub fn read_tolerant(
+    input: &[u8],
+    limits: Limits,
+    tolerance: Tolerance,
+) -> Result<Document<'_>, ReadError> {
     if input.len() > limits.max_bytes {
         return Err(ReadError::TooLarge {
             size: input.len(),
             limit: limits.max_bytes,
         });
     }
-    if input.starts_with(b"\xEF\xBB\xBF") {
+    let bom = input.starts_with(b"\xEF\xBB\xBF");
+    if bom && !tolerance.byte_order_mark {
         return Err(ReadError::ByteOrderMark);
     }
+    let start = if bom { 3 } else { 0 };
     // simdutf8 checks many bytes at once; its `compat` errors say where the valid prefix
     // ends exactly as the standard library does.
     let text = simdutf8::compat::from_utf8(input).map_err(|error| ReadError::InvalidUtf8 {
@@ -379,9 +440,10 @@ pub fn read(input: &[u8], limits: Limits) -> Result<Document<'_>, ReadError> {
     })?;
     let mut reader = Reader {
         text,
-        jiter: Jiter::new(input),
-        base: 0,
+        jiter: Jiter::new(&input[start..]),
+        base: start,
         limits,
+        lone_surrogates: tolerance.lone_surrogates,
         duplicates: Vec::new(),
         path: Vec::new(),
         places: Vec::new(),
@@ -406,6 +468,8 @@ struct Reader<'a> {
     /// Where in the input the parser's data starts.
     base: usize,
     limits: Limits,
+    /// Whether an unpaired surrogate escape reads as U+FFFD ([`Tolerance`]).
+    lone_surrogates: bool,
     duplicates: Vec<DuplicateKey>,
     /// The way from the root to the value being read, each step with its place in
     /// `places` once a duplicate below it has needed one. No pointer is built while
@@ -513,7 +577,7 @@ fn intern<'a>(text: &'a str, produced: &[u8]) -> Cow<'a, str> {
 /// checked for control characters, escapes are decoded one by one (escaped text is often
 /// dense with them). `None` for a string JSON does not allow, which this function does
 /// not explain: the caller has the parser read it and report why.
-fn read_string(text: &str, start: usize) -> Option<(Cow<'_, str>, usize)> {
+fn read_string(text: &str, start: usize, lone_surrogates: bool) -> Option<(Cow<'_, str>, usize)> {
     let bytes = text.as_bytes();
     let mut decoded: Option<String> = None;
     // The text from `copied` to the next escape or the closing quote goes into `decoded`
@@ -534,7 +598,7 @@ fn read_string(text: &str, start: usize) -> Option<(Cow<'_, str>, usize)> {
         if copied < at {
             value.push_str(text.get(copied..at)?);
         }
-        let (character, length) = escape(bytes, at)?;
+        let (character, length) = escape(bytes, at, lone_surrogates)?;
         value.push(character);
         at += length;
         copied = at;
@@ -584,7 +648,8 @@ fn run_end(bytes: &[u8], at: usize, dense: bool) -> Option<usize> {
 
 /// The character the escape at `at` (its backslash) stands for and the escape's length in
 /// bytes; `None` for an escape JSON does not allow, including an unpaired surrogate.
-fn escape(bytes: &[u8], at: usize) -> Option<(char, usize)> {
+/// With `lone_surrogates`, an unpaired surrogate escape stands for U+FFFD instead.
+fn escape(bytes: &[u8], at: usize, lone_surrogates: bool) -> Option<(char, usize)> {
     Some(match *bytes.get(at + 1)? {
         b'"' => ('"', 2),
         b'\\' => ('\\', 2),
@@ -596,20 +661,27 @@ fn escape(bytes: &[u8], at: usize) -> Option<(char, usize)> {
         b't' => ('\t', 2),
         b'u' => {
             let unit = hex_unit(bytes.get(at + 2..)?)?;
+            let unpaired = || lone_surrogates.then_some((char::REPLACEMENT_CHARACTER, 6));
             if (0xD800..0xDC00).contains(&unit) {
                 // A high surrogate stands for a character only with a low one after it.
-                if bytes.get(at + 6..at + 8)? != b"\\u" {
-                    return None;
+                let low = match bytes.get(at + 6..at + 8) {
+                    Some(b"\\u") => hex_unit(bytes.get(at + 8..).unwrap_or_default()),
+                    _ => None,
+                };
+                match low {
+                    Some(low) if (0xDC00..0xE000).contains(&low) => {
+                        let scalar = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                        (char::from_u32(scalar)?, 12)
+                    }
+                    // The escape after it is read on its own (a bad one is refused there).
+                    _ => unpaired()?,
                 }
-                let low = hex_unit(bytes.get(at + 8..)?)?;
-                if !(0xDC00..0xE000).contains(&low) {
-                    return None;
-                }
-                let scalar = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
-                (char::from_u32(scalar)?, 12)
             } else {
                 // A lone low surrogate is no character: `from_u32` refuses it.
-                (char::from_u32(unit)?, 6)
+                match char::from_u32(unit) {
+                    Some(character) => (character, 6),
+                    None => unpaired()?,
+                }
             }
         }
         _ => return None,
@@ -702,7 +774,7 @@ impl<'a> Reader<'a> {
     /// parser instead, which reports the error as it does everywhere else.
     fn string(&mut self, start: usize) -> Result<Value<'a>, ReadError> {
         let text = self.text;
-        if let Some((value, end)) = read_string(text, start) {
+        if let Some((value, end)) = read_string(text, start, self.lone_surrogates) {
             self.restart_at(end);
             return Ok(Value::String(value));
         }
@@ -1042,7 +1114,7 @@ mod tests {
             r#""no end"#,
             r#""end\""#,
         ] {
-            assert_eq!(read_string(refused, 0), None, "{refused}");
+            assert_eq!(read_string(refused, 0, false), None, "{refused}");
         }
     }
 
@@ -1065,5 +1137,77 @@ mod tests {
                 Value::Number("-0")
             ]
         );
+    }
+
+    /// A tolerated byte order mark is skipped with every span still an offset into the
+    /// input; refused unless tolerated.
+    #[test]
+    fn a_tolerated_byte_order_mark_keeps_offsets_into_the_input() {
+        let input = b"\xEF\xBB\xBF{\"a\": \"x\"}";
+        assert_eq!(read(input, LIMITS), Err(ReadError::ByteOrderMark));
+        let tolerant = Tolerance {
+            byte_order_mark: true,
+            ..Tolerance::default()
+        };
+        let document = read_tolerant(input, LIMITS, tolerant).expect("readable");
+        let a = document.root.get("a").expect("member a");
+        assert_eq!(&input[a.key_span.start..a.key_span.end], br#""a""#);
+        assert_eq!(document.root.span.start, 3);
+    }
+
+    /// A tolerated unpaired surrogate escape reads as U+FFFD, a paired one as its
+    /// character; a bad escape after a high surrogate is still refused.
+    #[test]
+    fn tolerated_lone_surrogates_read_as_the_replacement_character() {
+        let tolerant = Tolerance {
+            lone_surrogates: true,
+            ..Tolerance::default()
+        };
+        for (input, expected) in [
+            (&br#""\ud800""#[..], "\u{FFFD}"),
+            (br#""\udc00x""#, "\u{FFFD}x"),
+            (br#""\ud800\ud800""#, "\u{FFFD}\u{FFFD}"),
+        ] {
+            assert!(read(input, LIMITS).is_err(), "{input:?}");
+            let document = read_tolerant(input, LIMITS, tolerant).expect("readable");
+            assert_eq!(document.root.as_str(), Some(expected), "{input:?}");
+        }
+        let paired = read_tolerant(br#""\ud83d\ude00""#, LIMITS, tolerant).expect("readable");
+        assert_eq!(paired.root.as_str(), Some("\u{1F600}"));
+        assert!(read_tolerant(br#""\ud800\uZZZZ""#, LIMITS, tolerant).is_err());
+    }
+
+    /// Keeping the last of repeated keys drops the earlier occurrences at every depth and
+    /// leaves no duplicate to report.
+    #[test]
+    fn the_last_of_repeated_keys_stands() {
+        let input = br#"{"a": 1, "b": {"x": 1, "x": 2}, "a": [ {"y": 1, "y": 3} ]}"#;
+        let mut document = read(input, LIMITS).expect("readable");
+        assert_eq!(document.duplicates.len(), 3);
+        document.keep_last_duplicates();
+        assert!(document.duplicates.is_empty());
+        let keys: Vec<&str> = document
+            .root
+            .as_object()
+            .expect("object")
+            .iter()
+            .map(|member| member.key.as_ref())
+            .collect();
+        assert_eq!(keys, ["b", "a"]);
+        let b = &document.root.get("b").expect("b").value;
+        assert_eq!(b.get("x").expect("x").value.value, Value::Number("2"));
+        let item = &document
+            .root
+            .get("a")
+            .expect("a")
+            .value
+            .as_array()
+            .expect("array")[0];
+        assert_eq!(item.get("y").expect("y").value.value, Value::Number("3"));
+        assert!(item
+            .as_object()
+            .expect("object")
+            .iter()
+            .all(|m| !m.repeated));
     }
 }

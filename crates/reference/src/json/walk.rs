@@ -16,7 +16,10 @@
 //! it builds a pointer, a location or a duplicate's pointer, and counts what it leaves out.
 
 use crate::diagnostic::{Diagnostic, Format, LineIndex, Location, Message, Report, RuleId, Span};
-use crate::json::{self, pointer_join, Document, Limits, Member, Node, ReadRules, Value};
+use crate::json::{
+    self, pointer_join, Document, Limits, Member, Node, ReadRules, Tolerance, Value,
+};
+use crate::Profile;
 
 /// How a format reads its JSON documents and which of its rules the walk reports.
 #[derive(Debug, Clone, Copy)]
@@ -69,16 +72,24 @@ pub struct Walker<'s> {
     pub report: Report,
     /// The pointer of the document in a directory tree, when it is one file of a tree.
     tree_prefix: Option<String>,
+    /// The profile the document is read in (see [`Walker::read`]).
+    profile: Profile,
 }
 
 impl<'s> Walker<'s> {
-    /// A walker with an empty report, for a document checked on its own.
-    pub fn new(source: &'s [u8], rules: &'static JsonRules, format: Format) -> Walker<'s> {
+    /// A walker with an empty report, for a document checked on its own in `profile`.
+    pub fn new(
+        source: &'s [u8],
+        rules: &'static JsonRules,
+        format: Format,
+        profile: Profile,
+    ) -> Walker<'s> {
         Walker {
             source,
             rules,
             report: Report::new(format),
             tree_prefix: None,
+            profile,
         }
     }
 
@@ -91,10 +102,11 @@ impl<'s> Walker<'s> {
         rules: &'static JsonRules,
         format: Format,
         prefix: impl Into<String>,
+        profile: Profile,
     ) -> Walker<'s> {
         Walker {
             tree_prefix: Some(prefix.into()),
-            ..Walker::new(source, rules, format)
+            ..Walker::new(source, rules, format, profile)
         }
     }
 
@@ -138,8 +150,8 @@ impl<'s> Walker<'s> {
         span: Option<Span>,
         message: impl Message,
     ) {
-        if !self.report.has_room() {
-            self.report.omit(rule.severity, 1);
+        if !self.report.has_room_for(rule) {
+            self.report.omit_of(rule, rule.severity, 1);
             return;
         }
         let location = Location {
@@ -153,8 +165,8 @@ impl<'s> Walker<'s> {
     /// Adds a diagnostic located in the document to the report, moved into the tree's
     /// pointer space when the document is a file of a tree.
     fn push(&mut self, mut diagnostic: Diagnostic) {
-        if !self.report.has_room() {
-            self.report.omit(diagnostic.severity, 1);
+        if !self.report.has_room_for(diagnostic.rule) {
+            self.report.omit_of(diagnostic.rule, diagnostic.severity, 1);
             return;
         }
         if let Some(prefix) = &self.tree_prefix {
@@ -165,13 +177,26 @@ impl<'s> Walker<'s> {
             };
             location.span = None;
         }
-        self.report.diagnostics.push(diagnostic);
+        self.report.push(diagnostic);
     }
 
-    /// Reads the document under the format's limits. Read errors and duplicate keys are
-    /// reported with the format's rules; `None` when there is no document to walk.
+    /// Reads the document under the format's limits in the walker's profile. Read errors and
+    /// duplicate keys are reported with the format's rules; `None` when there is no
+    /// document to walk.
+    ///
+    /// What RFC 8259 lets a parser accept or refuse (a byte order mark, an unpaired
+    /// surrogate escape, a repeated key) is refused only where the format's catalogue
+    /// makes the refusal a rule in the profile: a strict-only rule leaves the spec profile
+    /// reading as the common decoders do (the mark skipped, U+FFFD for the escape, the
+    /// last of the repeated keys standing).
     pub fn read(&mut self) -> Option<Document<'s>> {
-        let document = match json::read(self.source, self.rules.limits) {
+        let profile = self.profile;
+        let lenient = |rule: RuleId| rule.strict && profile != Profile::Strict;
+        let tolerance = Tolerance {
+            byte_order_mark: lenient(self.rules.read.bom),
+            lone_surrogates: lenient(self.rules.read.surrogate),
+        };
+        let mut document = match json::read_tolerant(self.source, self.rules.limits, tolerance) {
             Ok(document) => document,
             Err(error) => {
                 let diagnostic = error.diagnostic(self.source, &self.rules.read);
@@ -179,6 +204,9 @@ impl<'s> Walker<'s> {
                 return None;
             }
         };
+        if lenient(self.rules.duplicate) {
+            document.keep_last_duplicates();
+        }
         self.duplicates(&document);
         Some(document)
     }
@@ -192,9 +220,9 @@ impl<'s> Walker<'s> {
         let rule = self.rules.duplicate;
         let lines = LineIndex::new(self.source);
         for (index, duplicate) in document.duplicates.iter().enumerate() {
-            if !self.report.has_room() {
+            if !self.report.has_room_for(rule) {
                 let left = document.duplicates.len() - index;
-                self.report.omit(rule.severity, left);
+                self.report.omit_of(rule, rule.severity, left);
                 return;
             }
             let diagnostic = document.duplicate_diagnostic(self.source, &lines, duplicate, rule);
@@ -282,8 +310,9 @@ impl<'s> Walker<'s> {
         pointer: impl FnOnce() -> String,
         expected: &str,
     ) {
-        if !self.report.has_room() {
-            self.report.omit(self.rules.field_type.severity, 1);
+        let rule = self.rules.field_type;
+        if !self.report.has_room_for(rule) {
+            self.report.omit_of(rule, rule.severity, 1);
             return;
         }
         self.type_error(node, &pointer(), expected);
@@ -330,8 +359,8 @@ impl<'s> Walker<'s> {
             if (unknown.repeats == Repeats::FirstOnly && member.repeated) || known(&member.key) {
                 continue;
             }
-            if !self.report.has_room() {
-                self.report.omit(unknown.rule.severity, 1);
+            if !self.report.has_room_for(unknown.rule) {
+                self.report.omit_of(unknown.rule, unknown.rule.severity, 1);
                 continue;
             }
             let message = match explain(&member.key) {
@@ -471,7 +500,7 @@ mod tests {
 
     /// The rules and pointers of a closed-object walk over `source`.
     fn closed(source: &[u8], rules: &'static JsonRules) -> Vec<(&'static str, String)> {
-        let mut walker = Walker::new(source, rules, Format::SoulKit);
+        let mut walker = Walker::new(source, rules, Format::SoulKit, Profile::Strict);
         let document = walker.read().expect("readable");
         walker.closed_object(&document.root, "", &["a", "b"], rule::FIELD_REQUIRED);
         walker
@@ -502,7 +531,13 @@ mod tests {
 
     #[test]
     fn a_file_of_a_tree_is_located_in_the_tree_without_spans() {
-        let mut walker = Walker::in_tree(b"{\"a\": 1}", &EACH, Format::SoulKit, "/dir/f.json");
+        let mut walker = Walker::in_tree(
+            b"{\"a\": 1}",
+            &EACH,
+            Format::SoulKit,
+            "/dir/f.json",
+            Profile::Strict,
+        );
         let document = walker.read().expect("readable");
         walker.string(optional(&document.root, "a").expect("present"), "/a");
         assert_eq!(walker.pointer("/a"), "/dir/f.json/a");
@@ -511,7 +546,8 @@ mod tests {
         assert_eq!(location.span, None);
 
         // A read error points at the file itself, keeping its line and column.
-        let mut walker = Walker::in_tree(b"{,}", &EACH, Format::SoulKit, "/f.json");
+        let mut walker =
+            Walker::in_tree(b"{,}", &EACH, Format::SoulKit, "/f.json", Profile::Strict);
         assert!(walker.read().is_none());
         let location = &walker.report.diagnostics[0].location;
         assert_eq!(location.pointer.as_deref(), Some("/f.json"));

@@ -131,7 +131,12 @@ fn input_string<'n>(
 
 /// `calendar-order`: compares `a` with `b` (soulacy-package.version.order).
 pub fn calendar_order(source: &[u8], strict: bool) -> Report {
-    let mut walker = Walker::new(source, &PACKAGE_RULES, Format::SoulacyPackage);
+    let mut walker = Walker::new(
+        source,
+        &PACKAGE_RULES,
+        Format::SoulacyPackage,
+        super::profile_of(strict),
+    );
     let order = walker.read().and_then(|document| {
         let root = &document.root;
         closed_input(&mut walker, root, &["a", "b"])?;
@@ -262,7 +267,12 @@ fn read_workspace<'n>(walker: &mut Walker<'_>, root: &'n Node<'_>) -> Option<Wor
 /// `requirements-gate`: classifies the declared requirements (soulacy-package.gate.classification)
 /// and decides the import (soulacy-package.gate.decision).
 pub fn requirements_gate(source: &[u8], settings: &Settings) -> Report {
-    let mut walker = Walker::new(source, &PACKAGE_RULES, Format::SoulacyPackage);
+    let mut walker = Walker::new(
+        source,
+        &PACKAGE_RULES,
+        Format::SoulacyPackage,
+        super::profile_of(settings.strict),
+    );
     let value = match walker.read() {
         Some(document) => gate(&mut walker, &document.root, settings),
         None => refused(),

@@ -87,6 +87,15 @@ static SIDECAR_RULES: JsonRules = JsonRules {
     }),
 };
 
+/// The profile a check asked for strictness `strict` runs in.
+pub(crate) fn profile_of(strict: bool) -> crate::Profile {
+    if strict {
+        crate::Profile::Strict
+    } else {
+        crate::Profile::Spec
+    }
+}
+
 /// The inputs package rules need besides the document.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Settings {

@@ -103,7 +103,12 @@ pub fn check(source: &[u8], settings: &Settings) -> Report {
 /// Validates a package document, collecting every diagnostic or stopping at the first
 /// error.
 pub fn check_collecting(source: &[u8], settings: &Settings, collect: Collect) -> Report {
-    let mut walker = Walker::new(source, &PACKAGE_RULES, Format::SoulacyPackage);
+    let mut walker = Walker::new(
+        source,
+        &PACKAGE_RULES,
+        Format::SoulacyPackage,
+        super::profile_of(settings.strict),
+    );
     walker.report.collect = collect;
     if let Some(document) = walker.read() {
         check_root(&mut walker, &document.root, "", settings);

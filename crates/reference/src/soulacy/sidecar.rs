@@ -26,7 +26,12 @@ const PUBLISHER_FIELDS: &[&str] = &["id", "display_name", "signature_key", "trus
 
 /// Validates a sidecar document; `strict` adds the catalogue's strict-only rules.
 pub fn check(source: &[u8], strict: bool) -> Report {
-    let mut walker = Walker::new(source, &SIDECAR_RULES, Format::SoulacySidecar);
+    let mut walker = Walker::new(
+        source,
+        &SIDECAR_RULES,
+        Format::SoulacySidecar,
+        super::profile_of(strict),
+    );
     if let Some(document) = walker.read() {
         check_root(&mut walker, &document.root, strict);
     }
