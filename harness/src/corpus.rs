@@ -314,6 +314,11 @@ pub struct Case {
     pub context: serde_json::Map<String, serde_json::Value>,
     /// Known deviations of public implementations from the expected outcome.
     pub deviations: Vec<String>,
+    /// In the spec profile the reference does not judge the input (`reference =
+    /// "not-judged"`): it lies past one of the reference's own bounds, so the reference
+    /// declines it as not judged, and the strict profile rejects it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub reference_not_judged: bool,
     /// Directory the case was loaded from.
     #[serde(skip)]
     pub dir: StoreDir,
@@ -329,7 +334,7 @@ struct CaseFile {
     #[serde(default)]
     allowed: Option<Vec<Verdict>>,
     #[serde(default)]
-    reference: Option<Verdict>,
+    reference: Option<ReferenceName>,
     #[serde(default)]
     input: Option<String>,
     #[serde(default)]
@@ -363,6 +368,17 @@ struct StrictTable {
 
 fn default_operation() -> String {
     "validate".to_owned()
+}
+
+/// The reference's choice in an implementation-defined case: a verdict, or `not-judged`
+/// for an input past one of the reference's own bounds (the spec profile declines it; the
+/// strict profile rejects).
+#[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+enum ReferenceName {
+    Accept,
+    Reject,
+    NotJudged,
 }
 
 #[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
@@ -460,7 +476,13 @@ impl Case {
         let file: CaseFile =
             toml::from_str(&text).map_err(|error| LoadError::invalid(&path, error.to_string()))?;
 
-        let verdict = match (file.verdict, file.allowed, file.reference) {
+        let reference_not_judged = file.reference == Some(ReferenceName::NotJudged);
+        let reference = file.reference.map(|name| match name {
+            ReferenceName::Accept => Verdict::Accept,
+            // Past the bound the strict profile rejects: that is the choice it takes over.
+            ReferenceName::Reject | ReferenceName::NotJudged => Verdict::Reject,
+        });
+        let verdict = match (file.verdict, file.allowed, reference) {
             (VerdictName::ImplementationDefined, allowed, Some(reference)) => {
                 let allowed = allowed.unwrap_or_else(|| vec![Verdict::Accept, Verdict::Reject]);
                 if !allowed.contains(&reference) {
@@ -585,6 +607,7 @@ impl Case {
             value,
             context,
             deviations: file.deviations,
+            reference_not_judged,
             dir,
         })
     }

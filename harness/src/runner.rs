@@ -472,6 +472,10 @@ pub struct Assessment {
     pub diagnostics: Grading,
 }
 
+/// How the reference's reason for declining an input past one of its bounds begins
+/// (`reference = "not-judged"` in a case).
+pub const NOT_JUDGED: &str = "not judged: ";
+
 /// Judges an outcome against a case's expectation in `profile`.
 pub fn judge(
     case: &Case,
@@ -491,6 +495,23 @@ pub fn assess(
     strictness: Strictness,
     profile: Profile,
 ) -> Assessment {
+    // Past a bound of its own the reference declines in the spec profile, saying so; any
+    // other validator may give a verdict or decline too (the case is implementation-defined).
+    if strictness == Strictness::Reference && profile == Profile::Spec && case.reference_not_judged
+    {
+        let judgement = match outcome {
+            Outcome::Skipped { reason } if reason.starts_with(NOT_JUDGED) => Judgement::Pass,
+            Outcome::Observed(observation) => Judgement::WrongVerdict {
+                expected: "not judged (the input is past a bound of the reference)".to_owned(),
+                actual: observation.verdict,
+            },
+            other => judge_unobserved(other),
+        };
+        return Assessment {
+            judgement,
+            diagnostics: Grading::default(),
+        };
+    }
     let Outcome::Observed(observation) = outcome else {
         return Assessment {
             judgement: judge_unobserved(outcome),

@@ -120,7 +120,30 @@ pub fn check_building(
             }
         }
         let spec = case.expectation(Profile::Spec);
-        if let Some(message) = inconsistency(&spec) {
+        if case.reference_not_judged {
+            // The reference declines the input, so the spec profile's diagnostics are what
+            // it read before the bound: warnings only (an error would be a verdict).
+            if !matches!(spec.verdict, ExpectedVerdict::ImplementationDefined { .. }) {
+                problem(
+                    "`reference = \"not-judged\"` belongs to implementation-defined cases"
+                        .to_owned(),
+                );
+            }
+            if spec
+                .diagnostics
+                .iter()
+                .chain(&spec.optional)
+                .any(|diagnostic| diagnostic.severity == Severity::Error)
+            {
+                problem(
+                    "a case the reference does not judge expects no error in the spec profile"
+                        .to_owned(),
+                );
+            }
+            if case.strict.is_none() {
+                problem("a case the reference does not judge gives the strict profile's expectation in a [strict] table".to_owned());
+            }
+        } else if let Some(message) = inconsistency(&spec) {
             problem(message);
         }
         if let Some(strict) = &case.strict {
@@ -139,9 +162,19 @@ pub fn check_building(
         // on it: naming it (for the [strict] table's sake) is fine.
         if spec.verdict.is_definite() {
             for rule in case.spec_rules() {
-                if catalogue
-                    .get(rule)
-                    .is_some_and(|found| found.basis == Basis::Suite && !found.strict)
+                // A definite reject rests on its errors: a suite rule that only warns in
+                // it (an unknown member beside missing required ones) decides nothing.
+                let only_warns = spec.verdict == ExpectedVerdict::Reject
+                    && spec
+                        .diagnostics
+                        .iter()
+                        .chain(&spec.optional)
+                        .filter(|diagnostic| diagnostic.rule == rule)
+                        .all(|diagnostic| diagnostic.severity == Severity::Warning);
+                if !only_warns
+                    && catalogue.get(rule).is_some_and(|found| {
+                        found.basis == Basis::Suite && !found.strict && !found.kind.is_bound()
+                    })
                 {
                     problem(format!(
                         "the definite verdict rests on `{rule}`, which is a decision of this suite: make the case implementation-defined, or, where the spec's text allows what the rule forbids, make the rule strict-only and give the strict profile's expectation in a [strict] table"
@@ -150,6 +183,19 @@ pub fn check_building(
             }
         }
         for diagnostic in spec.diagnostics.iter().chain(&spec.optional) {
+            // A bound names the reference's limit, never a broken rule of the spec: in the
+            // spec profile it only warns (past it the reference does not judge), so a
+            // definite verdict may name it and no case expects it as an error there.
+            if diagnostic.severity == Severity::Error
+                && catalogue
+                    .get(&diagnostic.rule)
+                    .is_some_and(|rule| rule.kind.is_bound())
+            {
+                problem(format!(
+                    "`{}` is a bound of the reference: in the spec profile it is a warning (the error belongs in the [strict] table)",
+                    diagnostic.rule
+                ));
+            }
             if catalogue
                 .get(&diagnostic.rule)
                 .is_some_and(|rule| rule.strict)

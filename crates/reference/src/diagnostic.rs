@@ -506,6 +506,8 @@ impl Report {
         self.omitted.errors += other.omitted.errors;
         self.omitted.warnings += other.omitted.warnings;
         other.omitted = Omitted::default();
+        self.spec_omitted |= other.spec_omitted;
+        self.unjudged |= other.unjudged;
     }
 
     /// Applies the bounds to the finished report: keeps the longest prefix of the
@@ -580,6 +582,13 @@ impl Report {
                 self.unjudged = true;
             }
         }
+    }
+
+    /// Records that the input went past a bound of the reference in the spec profile
+    /// whose diagnostic the checker already made a warning (a depth bound, past which the
+    /// rest of the document is still read).
+    pub fn reached_bound(&mut self) {
+        self.unjudged = true;
     }
 
     /// The bound the input went past, when that is all the report found: the reference

@@ -268,6 +268,10 @@ pub struct Document<'a> {
     /// The steps of the paths to the objects holding duplicates, each step once however
     /// many duplicates lie below it; [`Document::pointer`] walks them.
     places: Vec<Place<'a>>,
+    /// The first value nested past the depth bound ([`ReadError::TooDeep`]), when the read
+    /// skipped such values ([`Tolerance::skip_too_deep`]): each stands as an empty array or
+    /// object, and what it held was not read.
+    pub too_deep: Option<ReadError>,
 }
 
 /// A member whose key repeats an earlier key of the same object.
@@ -408,6 +412,10 @@ pub struct Tolerance {
     /// An unpaired surrogate escape stands for U+FFFD, as Go's and Python's decoders read
     /// it (RFC 8259 calls the behaviour unpredictable).
     pub lone_surrogates: bool,
+    /// An array or object nested past [`Limits::max_depth`] is skipped unread and stands
+    /// as an empty one of its kind, so the rest of the document is still read; the first
+    /// is recorded in [`Document::too_deep`]. Without it the read fails there.
+    pub skip_too_deep: bool,
 }
 
 /// Reads one JSON document under `limits`.
@@ -444,6 +452,8 @@ pub fn read_tolerant(
         base: start,
         limits,
         lone_surrogates: tolerance.lone_surrogates,
+        skip_too_deep: tolerance.skip_too_deep,
+        too_deep: None,
         duplicates: Vec::new(),
         path: Vec::new(),
         places: Vec::new(),
@@ -457,6 +467,7 @@ pub fn read_tolerant(
         root,
         duplicates: reader.duplicates,
         places: reader.places,
+        too_deep: reader.too_deep,
     })
 }
 
@@ -470,6 +481,10 @@ struct Reader<'a> {
     limits: Limits,
     /// Whether an unpaired surrogate escape reads as U+FFFD ([`Tolerance`]).
     lone_surrogates: bool,
+    /// Whether values past the depth bound are skipped ([`Tolerance::skip_too_deep`]).
+    skip_too_deep: bool,
+    /// The first value skipped for its depth.
+    too_deep: Option<ReadError>,
     duplicates: Vec<DuplicateKey>,
     /// The way from the root to the value being read, each step with its place in
     /// `places` once a duplicate below it has needed one. No pointer is built while
@@ -555,6 +570,38 @@ fn unpaired_surrogate_start(source: &[u8], noticed: usize) -> usize {
         }
     }
     noticed
+}
+
+/// The offset just past the array or object opening at `start`: brackets are counted and
+/// strings (with their escapes) passed over, in one linear pass without recursion. What
+/// lies inside is not checked. `None` when the input ends first.
+fn skip_nested(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut at = start;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(at + 1);
+                }
+            }
+            b'"' => {
+                at += 1;
+                loop {
+                    at += memchr::memchr2(b'"', b'\\', bytes.get(at..)?)?;
+                    if bytes[at] == b'"' {
+                        break;
+                    }
+                    at += 2;
+                }
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    None
 }
 
 /// Turns text the parser produced into a borrow of the input when it is a slice of it (a
@@ -723,10 +770,26 @@ impl<'a> Reader<'a> {
             ),
             Peek::String => self.string(start)?,
             Peek::Array | Peek::Object if depth > self.limits.max_depth => {
-                return Err(ReadError::TooDeep {
+                let error = ReadError::TooDeep {
                     offset: start,
                     limit: self.limits.max_depth,
-                })
+                };
+                // Skipped by a scan that counts brackets instead of recursing, so the
+                // rest of the document is read in bounded stack; an unclosed value fails.
+                let end = match skip_nested(self.text.as_bytes(), start) {
+                    Some(end) if self.skip_too_deep => end,
+                    _ => return Err(error),
+                };
+                self.too_deep.get_or_insert(error);
+                self.restart_at(end);
+                return Ok(Node {
+                    span: Span::new(start..end),
+                    value: if peek == Peek::Array {
+                        Value::Array(Vec::new())
+                    } else {
+                        Value::Object(Vec::new())
+                    },
+                });
             }
             Peek::Array => {
                 let mut items = Vec::new();
@@ -1209,5 +1272,37 @@ mod tests {
             .expect("object")
             .iter()
             .all(|m| !m.repeated));
+    }
+
+    /// Values nested past the bound are skipped, standing as empty ones of their kind,
+    /// and the rest of the document is read; the first is recorded.
+    #[test]
+    fn values_past_the_depth_bound_are_skipped_when_asked() {
+        let deep = format!("{}\"]\\\"[{{\"{}", "[".repeat(20), "]".repeat(20));
+        let input = format!(r#"{{"a": {deep}, "b": {{"c": [1]}}, "d": "x"}}"#);
+        assert!(matches!(
+            read(input.as_bytes(), LIMITS),
+            Err(ReadError::TooDeep { .. })
+        ));
+        let skipping = Tolerance {
+            skip_too_deep: true,
+            ..Tolerance::default()
+        };
+        let document = read_tolerant(input.as_bytes(), LIMITS, skipping).expect("readable");
+        assert!(matches!(
+            document.too_deep,
+            Some(ReadError::TooDeep { limit: 16, .. })
+        ));
+        assert_eq!(document.root.get("d").expect("d").value.as_str(), Some("x"));
+        let mut node = &document.root.get("a").expect("a").value;
+        let mut levels = 1;
+        while let Some([inner]) = node.as_array() {
+            node = inner;
+            levels += 1;
+        }
+        assert_eq!(node.as_array().map(<[_]>::len), Some(0));
+        assert_eq!(levels, 16);
+        let unclosed = format!(r#"{{"a": {}"#, "[".repeat(40));
+        assert!(read_tolerant(unclosed.as_bytes(), LIMITS, skipping).is_err());
     }
 }

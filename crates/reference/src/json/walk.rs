@@ -195,6 +195,9 @@ impl<'s> Walker<'s> {
         let tolerance = Tolerance {
             byte_order_mark: lenient(self.rules.read.bom),
             lone_surrogates: lenient(self.rules.read.surrogate),
+            // Past the depth bound the rest of the document is still read, so what the
+            // spec decides about it is still reported.
+            skip_too_deep: true,
         };
         let mut document = match json::read_tolerant(self.source, self.rules.limits, tolerance) {
             Ok(document) => document,
@@ -204,6 +207,17 @@ impl<'s> Walker<'s> {
                 return None;
             }
         };
+        if let Some(error) = &document.too_deep {
+            let mut diagnostic = error.diagnostic(self.source, &self.rules.read);
+            // A depth bound of the reference's own only warns in the spec profile, from
+            // the start: the rest of the document is still checked, and a check stopping at
+            // its first error must not stop here ([`Report::settle_bounds`]).
+            if diagnostic.rule.bound && profile != Profile::Strict {
+                diagnostic.severity = crate::Severity::Warning;
+                self.report.reached_bound();
+            }
+            self.push(diagnostic);
+        }
         if lenient(self.rules.duplicate) {
             document.keep_last_duplicates();
         }
