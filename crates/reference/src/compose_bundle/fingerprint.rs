@@ -127,8 +127,9 @@ fn covered(walker: &mut Walker<'_>) -> Option<Covered> {
         text("role_skill_source", walker),
         text("role_skill_digest", walker),
     ];
-    // compose-bundle.fingerprint.tier-absent (decision: the spec reads a manifest without
-    // model_tier as frontier; agent-compose hashes the empty string).
+    // compose-bundle.fingerprint.tier-absent (spec: "A manifest from before the tier field
+    // is read as frontier", so the covered tier is frontier; agent-compose hashes the
+    // empty string, a deviation recorded on the case).
     let model_tier = match root.get("model_tier") {
         None => Some("frontier".to_owned()),
         Some(_) => root.optional_str(walker, "model_tier").map(str::to_owned),

@@ -268,7 +268,12 @@ pub(crate) fn entry_points(root: &Path, manifest: &Manifest, sink: &mut Sink) {
                     pointer_join(&pointer, segment)
                 });
             match read_regular(&path) {
-                Ok(bytes) => sink.file(&file_pointer, &bytes, voice::check_profile_file),
+                Ok(bytes) => {
+                    let strict = sink.strict();
+                    sink.file(&file_pointer, &bytes, |walker| {
+                        voice::check_profile_file(walker, strict)
+                    })
+                }
                 Err(error) => sink.at(
                     rule::ENTRY_KIND,
                     entry.pointer.clone(),

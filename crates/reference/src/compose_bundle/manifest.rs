@@ -126,7 +126,7 @@ impl Checker<'_, '_> {
     }
 
     fn root(&mut self, root: &Object<'_, '_>) {
-        root.key_case(self.walker, ROOT_FIELDS);
+        root.key_case(self.walker, ROOT_FIELDS, self.strict);
 
         // compose-bundle.format.marker (spec: "format is a plain marker").
         match root.get("format") {
@@ -408,7 +408,7 @@ impl Checker<'_, '_> {
             let Some(entry) = Object::new(self.walker, item, format!("/content/{index}")) else {
                 continue;
             };
-            entry.key_case(self.walker, CONTENT_FIELDS);
+            entry.key_case(self.walker, CONTENT_FIELDS, self.strict);
             if let Some(id) = entry.required_str(self.walker, "id") {
                 let pointer = entry.member_pointer("id");
                 let span = field_span(&entry, "id");
@@ -456,7 +456,7 @@ impl Checker<'_, '_> {
         let Some(identity) = Object::new(self.walker, node, "/identity".to_owned()) else {
             return;
         };
-        identity.key_case(self.walker, IDENTITY_FIELDS);
+        identity.key_case(self.walker, IDENTITY_FIELDS, self.strict);
         match identity.get("display_name") {
             None if self.strict => self.at(
                 rule::IDENTITY_DISPLAY_NAME,
@@ -494,7 +494,7 @@ impl Checker<'_, '_> {
         let Some(delivery) = Object::new(self.walker, node, "/delivery".to_owned()) else {
             return;
         };
-        delivery.key_case(self.walker, DELIVERY_FIELDS);
+        delivery.key_case(self.walker, DELIVERY_FIELDS, self.strict);
         let mode = delivery.required_str(self.walker, "mode");
         if let Some(mode) = mode {
             if mode != NATIVE && mode != COMPILED {

@@ -121,7 +121,7 @@ fn check_tree(root: &Path, profile: Profile) -> Report {
     }
     let selected = match fs::read_json_file(root, "trace.json", rule::TRACE_PRESENT, &mut sink) {
         Some(bytes) => sink.file("/trace.json", &bytes, |walker| {
-            trace::check(walker, manifest.as_ref())
+            trace::check(walker, manifest.as_ref(), profile)
         }),
         None => Vec::new(),
     };
@@ -250,9 +250,14 @@ impl<'n, 'a> Object<'n, 'a> {
         Some(Object { node, pointer })
     }
 
-    /// compose-bundle.json.key-case: members that differ from a defined member only in
-    /// ASCII case (decision: Go's decoder binds them to that member).
-    pub(crate) fn key_case(&self, walker: &mut Walker<'_>, defined: &[&str]) {
+    /// compose-bundle.json.key-case (strict profile only): members that differ from a
+    /// defined member only in ASCII case. Go's decoder (agent-compose's) binds them to
+    /// that member while an exact reader ignores them as unknown members of an open
+    /// manifest, so the spec profile leaves them alone and the strict one refuses them.
+    pub(crate) fn key_case(&self, walker: &mut Walker<'_>, defined: &[&str], strict: bool) {
+        if !strict {
+            return;
+        }
         for member in self.node.as_object().unwrap_or_default() {
             let key: &str = &member.key;
             if let Some(name) = defined

@@ -8,6 +8,7 @@ use crate::json::walk::Walker;
 
 use super::manifest::Manifest;
 use super::{is_safe_segment, Object};
+use crate::Profile;
 
 const TRACE_FIELDS: &[&str] = &["format", "decisions", "providers"];
 const DECISION_FIELDS: &[&str] = &["subject", "kind", "source", "outcome", "reason"];
@@ -30,7 +31,12 @@ struct Decision<'n> {
 
 /// Checks `trace.json` against the manifest (when it could be read) and returns the
 /// skills it selects.
-pub(crate) fn check(walker: &mut Walker<'_>, manifest: Option<&Manifest>) -> Vec<Selected> {
+pub(crate) fn check(
+    walker: &mut Walker<'_>,
+    manifest: Option<&Manifest>,
+    profile: Profile,
+) -> Vec<Selected> {
+    let strict = profile == Profile::Strict;
     let Some(document) = walker.read() else {
         return Vec::new();
     };
@@ -48,7 +54,7 @@ pub(crate) fn check(walker: &mut Walker<'_>, manifest: Option<&Manifest>) -> Vec
         node: root,
         pointer: String::new(),
     };
-    trace.key_case(walker, TRACE_FIELDS);
+    trace.key_case(walker, TRACE_FIELDS, strict);
     // compose-bundle.trace.format.
     match trace.get("format") {
         Some(node) if node.as_str() == Some("agent-compose.trace") => {}
@@ -70,7 +76,7 @@ pub(crate) fn check(walker: &mut Walker<'_>, manifest: Option<&Manifest>) -> Vec
         let Some(decision) = Object::new(walker, item, format!("/decisions/{index}")) else {
             continue;
         };
-        decision.key_case(walker, DECISION_FIELDS);
+        decision.key_case(walker, DECISION_FIELDS, strict);
         let subject = decision.required_str(walker, "subject");
         let kind = decision.required_str(walker, "kind");
         let outcome = decision.required_str(walker, "outcome");
@@ -92,7 +98,9 @@ pub(crate) fn check(walker: &mut Walker<'_>, manifest: Option<&Manifest>) -> Vec
     skills(walker, &decisions, manifest)
 }
 
-/// compose-bundle.trace.profiles (decision: agent-compose's agreement check).
+/// compose-bundle.trace.profiles (upstream: agent-compose verify, the one reader of a
+/// trace, requires the selected profile decisions to be exactly the manifest's role,
+/// personalities and boundaries, each once).
 fn profiles(walker: &mut Walker<'_>, decisions: &[Decision<'_>], manifest: &Manifest) {
     let Some(role) = &manifest.role else {
         return;
