@@ -51,6 +51,11 @@ fn main() {
         trial(&fixture, "corpus/every-rule-emitted", every_rule_emitted),
         trial(&fixture, "corpus/no-orphan-snapshots", no_orphan_snapshots),
         trial(&fixture, "reference/first-error-agrees", first_error_agrees),
+        trial(
+            &fixture,
+            "reference/spec-profile-rejects-on-spec-grounds",
+            spec_profile_rejects_on_spec_grounds,
+        ),
     ];
     for index in 0..fixture.corpus.cases.len() {
         let fixture = Arc::clone(&fixture);
@@ -224,6 +229,44 @@ fn first_error_agrees(fixture: &Fixture) -> Result<(), Failed> {
                     "{} ({profile:?}): first-error diagnostics {:?}, expected the full report's first {upto}",
                     case.name(),
                     first.diagnostics.iter().map(|d| d.rule.id).collect::<Vec<_>>()
+                ));
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n").into())
+    }
+}
+
+/// The spec profile is the spec: on no corpus case does the reference report an error of
+/// a rule that rests on a decision of this suite (a strict-only rule, or a bound, which in
+/// the spec profile only warns and leaves the input not judged). Every error it reports in
+/// the spec profile is one of a `spec` or `upstream` rule.
+fn spec_profile_rejects_on_spec_grounds(fixture: &Fixture) -> Result<(), Failed> {
+    let mut problems = Vec::new();
+    for case in &fixture.corpus.cases {
+        let Ok(input) = prepare_input(case) else {
+            continue;
+        };
+        let context = profile_context(&case.context, Profile::Spec);
+        let Ok(report) = Reference.report(&request(case, &input, &context, Profile::Spec)) else {
+            continue;
+        };
+        for diagnostic in &report.diagnostics {
+            if diagnostic.severity != soulcheck_reference::Severity::Error {
+                continue;
+            }
+            let decides = fixture
+                .catalogue
+                .get(diagnostic.rule.id)
+                .is_some_and(|rule| rule.decides_spec_verdicts());
+            if !decides {
+                problems.push(format!(
+                    "{}: the spec profile rejects on `{}`, a decision of this suite (make it strict, a bound, or show it decided by the spec or upstream)",
+                    case.name(),
+                    diagnostic.rule.id
                 ));
             }
         }
