@@ -202,6 +202,16 @@ impl Validator for CommandValidator {
                 excerpt(&finished.stderr)
             )),
             Exit::Code(code) => match self.verdict_of(code) {
+                // Exit 3 with `{"skipped": "reason"}` on stdout: the validator declines the
+                // case (an input past a limit of its own, say), as `skipped` does in the
+                // persistent protocol. Any other unmapped code is a crash.
+                None if code == SKIP_EXIT_CODE => match skipped_reason(&finished.stdout) {
+                    Some(reason) => Outcome::Skipped { reason },
+                    None => crashed(format!(
+                        "exit code {code} without `{{\"skipped\": \"reason\"}}` on stdout{}",
+                        excerpt(&finished.stderr)
+                    )),
+                },
                 None => crashed(format!("exit code {code}{}", excerpt(&finished.stderr))),
                 Some(verdict) => {
                     let stderr = String::from_utf8_lossy(&finished.stderr);
@@ -270,6 +280,17 @@ impl CommandValidator {
             },
         }
     }
+}
+
+/// The exit code with which a per-case validator declines a case, saying why on stdout.
+pub const SKIP_EXIT_CODE: i32 = 3;
+
+/// The reason of a `{"skipped": "reason"}` object on stdout (at most 1000 characters).
+fn skipped_reason(stdout: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(stdout).ok()?;
+    let value: serde_json::Value = serde_json::from_str(text.trim()).ok()?;
+    let reason = value.get("skipped")?.as_str()?;
+    Some(reason.chars().take(1000).collect())
 }
 
 fn crashed(message: String) -> Outcome {

@@ -98,7 +98,13 @@ pub fn check(args: CheckArgs) -> Result<ExitCode> {
             check_document(format, &args.operation, &args.path, &origin, &context)?;
         (report, source, origin)
     };
-    let text = if args.json {
+    let text = if let (true, Some(reason)) = (args.json, report.not_judged_reason()) {
+        // Not judged: the per-case protocol's way to decline, with exit code 3.
+        serde_json::to_string_pretty(&serde_json::json!({
+            "format": report.format,
+            "skipped": reason,
+        }))? + "\n"
+    } else if args.json {
         serde_json::to_string_pretty(&report.to_wire())? + "\n"
     } else {
         let mut text = report.render(&source, &origin);
@@ -158,7 +164,13 @@ fn check_document(
             }
             // The limit's diagnostic, as the reference gives it, without reading further.
             Document::TooLarge { size } => match limit {
-                Some(limit) => (limit.refusal(format, size), Vec::new()),
+                Some(limit) => {
+                    let mut report = limit.refusal(format, size);
+                    // As `soulcheck_reference::check` does: past a bound, not judged in the
+                    // spec profile.
+                    report.settle_bounds(soulcheck_reference::profile(context));
+                    (report, Vec::new())
+                }
                 None => bail!("{origin} grew while it was read"),
             },
         },

@@ -212,16 +212,28 @@ impl Checker<'_, '_> {
         self.delivery(root);
     }
 
-    /// compose-bundle.string.value (spec: a name or id names something, so it has visible
-    /// content) and, in the strict profile, compose-bundle.string.control (no control
-    /// characters). Returns whether the value is usable.
+    /// compose-bundle.string.value (spec: a name or id names something, so it is not
+    /// empty) and, in the strict profile, compose-bundle.string.blank (it has visible
+    /// content) and compose-bundle.string.control (no control characters). Returns whether
+    /// the value is usable.
     fn name(&mut self, value: &str, pointer: &str, span: Span) -> bool {
-        if !text::has_visible_content(value) {
+        if value.is_empty() {
             self.at(
                 rule::STRING_VALUE,
                 pointer,
                 span,
-                "the value is empty or has no visible content".to_owned(),
+                "the value is empty".to_owned(),
+            );
+            return false;
+        }
+        // compose-bundle.string.blank (strict profile only): "nonempty" read as non-blank.
+        if self.strict && !text::has_visible_content(value) {
+            self.at(
+                rule::STRING_BLANK,
+                pointer,
+                span,
+                "the value has no visible content (whitespace or invisible characters only)"
+                    .to_owned(),
             );
             return false;
         }
