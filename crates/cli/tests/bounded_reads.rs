@@ -178,7 +178,9 @@ fn a_fifo_is_refused_without_waiting() {
     assert!(elapsed < CEILING);
 }
 
-/// A SOUL.md far past its read bound (item 4 through `check`): refused from its size.
+/// A SOUL.md far past its read bound (item 4 through `check`): not read past its size. The
+/// spec sets SOUL.md no hard limit, so the spec profile does not judge it (exit 3, "not
+/// judged") and the strict profile rejects it.
 #[test]
 fn a_huge_soul_md_is_refused_unread() {
     let _serial = serial();
@@ -186,10 +188,23 @@ fn a_huge_soul_md_is_refused_unread() {
     let path = dir.path().join("SOUL.md");
     let line = "## Identity\n";
     std::fs::write(&path, line.repeat(64 * 1024 * 1024 / line.len())).expect("write");
+    let (strict, _) = soulcheck(&[
+        "check",
+        "--profile",
+        "strict",
+        path.to_str().expect("UTF-8"),
+    ]);
+    assert_eq!(strict.status.code(), Some(1));
+    let (json, _) = soulcheck(&["check", "--json", path.to_str().expect("UTF-8")]);
+    assert_eq!(json.status.code(), Some(3));
+    let skipped: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    let reason = skipped["skipped"].as_str().expect("a reason");
+    assert!(reason.starts_with("not judged: "), "{reason}");
     let (output, elapsed) = soulcheck(&["check", path.to_str().expect("UTF-8")]);
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(3));
     let report = String::from_utf8_lossy(&output.stdout);
     assert!(report.contains("soul-md.size.max"), "{report}");
+    assert!(report.contains("not judged"), "{report}");
     assert!(
         output.stdout.len() < 1024,
         "{} bytes out",

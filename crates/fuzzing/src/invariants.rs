@@ -522,11 +522,19 @@ pub fn oversized(rule: &str, report: &Report) -> Result<(), Violation> {
 /// Reads a JSON document for resolving pointers: limits large enough for any input the
 /// formats accept.
 pub fn parse_for_pointers(source: &[u8]) -> Option<json::Document<'_>> {
-    json::read(
+    // Tolerant as the spec profile reads: a byte order mark skipped, an unpaired surrogate
+    // as U+FFFD, and values nested past the depth bound skipped while the rest is read
+    // (the reference still reports the rest, at pointers into it).
+    json::read_tolerant(
         source,
         Limits {
             max_bytes: usize::MAX,
             max_depth: 128,
+        },
+        json::Tolerance {
+            byte_order_mark: true,
+            lone_surrogates: true,
+            skip_too_deep: true,
         },
     )
     .ok()

@@ -12,7 +12,7 @@
 //! Every input, valid or hostile, costs at most a constant times its size in time, memory
 //! and output, plus a constant. The mechanisms and their numbers:
 //!
-//! - **Documents are refused unread past their size limit** ([`registry::SizeLimit`]):
+//! - **Documents are not read past their size limit** ([`registry::SizeLimit`]):
 //!   Soul Kit 256 KiB, Soulacy package 4 MiB, Soulacy sidecar 64 KiB, skill package
 //!   envelope 8 MiB and bare `SKILL.md` 256 KiB, bundle JSON files 1 MiB, and SOUL.md
 //!   1 MiB (`soul-md.size.max`, a decision of this suite: the spec sets no hard limit).
@@ -33,8 +33,15 @@
 //!   [`diagnostic::MAX_EXCERPT_BYTES`] (4 KiB) and nothing longer is scanned, so text
 //!   output is at most about 13 KiB per kept diagnostic plus its pointer and message.
 //! - **Tree walks stop at [`MAX_TREE_ENTRIES`] (10,000) entries**: a bundle or skill
-//!   directory holding more gets one error of its `<format>.report.truncated` rule and is
-//!   not checked further.
+//!   directory holding more gets one diagnostic of its `<format>.report.truncated` rule and
+//!   is not checked further.
+//!
+//! Each of these limits that the spec does not set is a **bound** of the reference
+//! (`kind = "bound"` in the catalogue), not a rule of the spec: past one, the spec profile
+//! does not judge the input ([`Report::not_judged`]: the bound's diagnostic is a warning,
+//! and `soulcheck check` exits 3) unless what was read already breaks a rule of the spec,
+//! and the strict profile rejects. Limits the spec sets itself (a Soul Kit's 262144
+//! bytes) are rules of the spec and reject in both profiles.
 //!
 //! `crates/reference/tests/bounds.rs` reproduces each attack these answer and asserts the
 //! bound on counted allocation, output and time; `crates/cli/tests/bounded_reads.rs` does

@@ -23,8 +23,8 @@ use crate::{Context, Input, Profile, Unsupported};
 /// The recommended maximum size, in estimated tokens (spec: "keep under 4,000 tokens").
 pub const RECOMMENDED_MAX_TOKENS: usize = 4_000;
 
-/// Largest file read, in bytes; a larger one is refused unread (`soul-md.size.max`, a
-/// decision of this suite: the spec sets no hard limit).
+/// Largest file read, in bytes; a larger one is not read (`soul-md.size.max`, a bound of
+/// the reference: the spec sets no hard limit, so the spec profile does not judge it).
 pub const MAX_BYTES: usize = 1024 * 1024;
 
 /// Bytes counted as one token by the size estimate; see `soul-md.size.tokens`.

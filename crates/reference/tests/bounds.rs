@@ -192,21 +192,44 @@ fn duplicates_under_a_long_key_cost_the_input_once() {
     ];
     for (format, name, size, prefix) in formats {
         let bytes = duplicates_under_a_long_key(size);
-        let measured = if format == Format::ComposeBundle {
-            // The manifest of a bundle tree.
-            let dir = tempfile::tempdir().expect("temp dir");
-            std::fs::write(dir.path().join(name), &bytes).expect("write");
-            measure(format, Input::Tree(dir.path()), &[])
-        } else {
-            document(format, name, &bytes)
-        };
-        let what = format!("{format} with duplicates under a long key");
-        assert_bounded(&what, bytes.len(), &measured);
-        assert_truncated(
-            &what,
-            &measured.report,
-            &format!("{prefix}.report.truncated"),
-        );
+        // Duplicate keys are the spec's rule in a Soul Kit only; elsewhere they are refused
+        // in the strict profile alone, so the report fills up there (and the spec profile,
+        // which reads the last occurrence, must stay bounded all the same).
+        for (profile, context) in [("spec", Context::new()), ("strict", strict())] {
+            let measured = if format == Format::ComposeBundle {
+                // The manifest of a bundle tree.
+                let dir = tempfile::tempdir().expect("temp dir");
+                std::fs::write(dir.path().join(name), &bytes).expect("write");
+                measure_in(&context, format, Input::Tree(dir.path()), &[])
+            } else {
+                measure_in(
+                    &context,
+                    format,
+                    Input::Document {
+                        name,
+                        bytes: &bytes,
+                    },
+                    &bytes,
+                )
+            };
+            let what = format!("{format} with duplicates under a long key, {profile} profile");
+            assert_bounded(&what, bytes.len(), &measured);
+            if profile == "strict" || format == Format::SoulKit {
+                assert_truncated(
+                    &what,
+                    &measured.report,
+                    &format!("{prefix}.report.truncated"),
+                );
+            } else {
+                // Read leniently, the document breaks only the spec's rules, none repeated.
+                assert_eq!(measured.report.verdict(), Verdict::Reject, "{what}");
+                assert!(measured
+                    .report
+                    .diagnostics
+                    .iter()
+                    .all(|d| !d.rule.id.ends_with(".json.duplicate-key")));
+            }
+        }
     }
 }
 
@@ -215,7 +238,20 @@ fn duplicates_under_a_long_key_cost_the_input_once() {
 fn duplicates_under_a_long_key_at_the_envelope_limit() {
     let _serial = serial();
     let bytes = duplicates_under_a_long_key(8 * 1024 * 1024);
+    // Read leniently (the spec profile), the envelope lacks its members and nothing more.
     let measured = document(Format::SkillPackage, "package.json", &bytes);
+    assert_bounded("8 MiB envelope, spec profile", bytes.len(), &measured);
+    assert_eq!(measured.report.verdict(), Verdict::Reject);
+    // The strict profile refuses every repeated key, so its report fills up.
+    let measured = measure_in(
+        &strict(),
+        Format::SkillPackage,
+        Input::Document {
+            name: "package.json",
+            bytes: &bytes,
+        },
+        &bytes,
+    );
     assert_bounded("8 MiB envelope", bytes.len(), &measured);
     assert_truncated(
         "8 MiB envelope",
@@ -236,9 +272,15 @@ fn many_diagnostics_on_one_long_line_render_in_bounded_time() {
         text.push_str(",\"x\":0");
     }
     text.push('}');
-    let measured = document(
+    // Repeated keys are refused in the strict profile only, so that is where the line
+    // gathers a full report.
+    let measured = measure_in(
+        &strict(),
         Format::SoulacyPackage,
-        "input.soulacy-agent.json",
+        Input::Document {
+            name: "input.soulacy-agent.json",
+            bytes: text.as_bytes(),
+        },
         text.as_bytes(),
     );
     assert_bounded("one-line Soulacy package", text.len(), &measured);
@@ -250,7 +292,8 @@ fn many_diagnostics_on_one_long_line_render_in_bounded_time() {
 }
 
 /// Item 4: SOUL.md has a read bound. 64 MiB of `## Identity` lines gave 2.5 GB RSS and
-/// 1.1 GB of output; past 1 MiB the document is now refused unread. At 1 MiB the same
+/// 1.1 GB of output; past 1 MiB the document is now not read (not judged in the spec
+/// profile, refused in the strict profile). At 1 MiB the same
 /// lines are repeated sections (warned of in the strict profile only) and unlabelled
 /// Personality bullets draw a warning each in the spec profile: either way the report
 /// keeps 100 and counts the rest.
@@ -318,6 +361,23 @@ fn soul_md_is_bounded() {
         .map(|d| d.rule.id)
         .collect();
     assert_eq!(rules, ["soul-md.size.max"]);
+    // The spec sets SOUL.md no hard limit: past the reference's bound the spec profile
+    // does not judge the document, and the strict profile refuses it.
+    assert_eq!(
+        measured.report.not_judged().map(|d| d.rule.id),
+        Some("soul-md.size.max")
+    );
+    assert_eq!(measured.report.verdict(), Verdict::Accept);
+    let measured = measure_in(
+        &strict(),
+        Format::SoulMd,
+        Input::Document {
+            name: "SOUL.md",
+            bytes: huge.as_bytes(),
+        },
+        huge.as_bytes(),
+    );
+    assert_bounded("64 MiB SOUL.md, strict profile", 0, &measured);
     assert_eq!(measured.report.verdict(), Verdict::Reject);
     let measured = {
         let region = Region::new(ALLOCATOR);
@@ -356,8 +416,9 @@ fn symlinks_under_a_deep_path(root: &Path, depth: usize, count: usize) -> usize 
 }
 
 /// Item 5: trees. 30,000 symlinks under a deep path gave 462 MB of JSON for a bundle and
-/// 126 MB for a skill directory. Now a tree over 10,000 entries gets one error and is not
-/// checked further, and a tree at the limit keeps 100 diagnostics.
+/// 126 MB for a skill directory. Now a tree over 10,000 entries gets one diagnostic and is
+/// not checked further (not judged in the spec profile, refused in the strict one), and a
+/// tree at the limit keeps 100 diagnostics.
 #[cfg(unix)]
 #[test]
 fn tree_walks_are_bounded() {
@@ -385,28 +446,37 @@ fn tree_walks_are_bounded() {
             let dir = tempfile::tempdir().expect("temp dir");
             std::fs::write(dir.path().join(head), content).expect("write");
             let path = symlinks_under_a_deep_path(dir.path(), depth, count);
-            let measured = measure(format, Input::Tree(dir.path()), &[]);
-            let what = format!("{format} tree of {count} symlinks");
-            // A tree's size is that of the paths it names, which an equivalent envelope
-            // would spell out (the skill checker keeps each walked path, twice); the walk
-            // reads at most MAX_TREE_ENTRIES of them.
-            let size = count.min(MAX_TREE_ENTRIES) * path;
-            assert_bounded(&what, size, &measured);
-            // The output does not grow with the tree at all.
-            assert!(measured.json_bytes <= OUTPUT_BASE, "{what}");
-            assert!(measured.text_bytes <= OUTPUT_BASE, "{what}");
-            let report = &measured.report;
-            assert_eq!(report.verdict(), Verdict::Reject, "{what}");
-            if count > MAX_TREE_ENTRIES {
-                // One error of the notice rule, and nothing walked past it.
-                let found: Vec<(&str, Severity)> = report
-                    .diagnostics
-                    .iter()
-                    .map(|d| (d.rule.id, d.severity))
-                    .collect();
-                assert_eq!(found, [(notice, Severity::Error)], "{what}");
-            } else {
-                assert_truncated(&what, report, notice);
+            for (profile, context) in [("spec", Context::new()), ("strict", strict())] {
+                let measured = measure_in(&context, format, Input::Tree(dir.path()), &[]);
+                let what = format!("{format} tree of {count} symlinks, {profile} profile");
+                // A tree's size is that of the paths it names, which an equivalent
+                // envelope would spell out (the skill checker keeps each walked path,
+                // twice); the walk reads at most MAX_TREE_ENTRIES of them.
+                let size = count.min(MAX_TREE_ENTRIES) * path;
+                assert_bounded(&what, size, &measured);
+                // The output does not grow with the tree at all.
+                assert!(measured.json_bytes <= OUTPUT_BASE, "{what}");
+                assert!(measured.text_bytes <= OUTPUT_BASE, "{what}");
+                let report = &measured.report;
+                if count > MAX_TREE_ENTRIES {
+                    // One diagnostic of the notice rule, and nothing walked past it: the
+                    // spec sets no entry limit, so the spec profile does not judge the
+                    // tree (a warning) and the strict profile refuses it (an error).
+                    let found: Vec<(&str, Severity)> = report
+                        .diagnostics
+                        .iter()
+                        .map(|d| (d.rule.id, d.severity))
+                        .collect();
+                    if profile == "spec" {
+                        assert_eq!(found, [(notice, Severity::Warning)], "{what}");
+                        assert!(report.not_judged().is_some(), "{what}");
+                    } else {
+                        assert_eq!(found, [(notice, Severity::Error)], "{what}");
+                        assert_eq!(report.verdict(), Verdict::Reject, "{what}");
+                    }
+                } else {
+                    assert_truncated(&what, report, notice);
+                }
             }
         }
     }

@@ -276,6 +276,7 @@ fn described(entries: &[Entry], done: &[String]) -> Generated {
     Generated {
         bytes: manifest,
         expected,
+        strict_only: Vec::new(),
         respelled: None,
         summary,
     }

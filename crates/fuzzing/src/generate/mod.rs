@@ -25,8 +25,14 @@ use crate::json_text::{self, Json, Style};
 pub struct Generated {
     /// The document's exact bytes.
     pub bytes: Vec<u8>,
-    /// The diagnostics it must get, exactly; `None` after untargeted mutations.
+    /// The diagnostics it must get, exactly, in the spec profile (the one the targets
+    /// check in); `None` after untargeted mutations.
     pub expected: Option<Vec<Expected>>,
+    /// The diagnostics a strict-only rule adds in the strict profile, on top of
+    /// `expected`, for a mutation the spec allows (a repeated key with the same value, say).
+    /// When not empty, the document is checked in the strict profile too, and must get
+    /// exactly `expected` and these there.
+    pub strict_only: Vec<Expected>,
     /// The same document spelled differently (JSON whitespace and escapes, Markdown line
     /// endings), which must get the same rules at the same pointers; `None` when a
     /// mutation was made on the text itself.
@@ -161,6 +167,7 @@ pub fn scrambled(u: &mut Unstructured<'_>, tree: &mut Json) -> arbitrary::Result
     Ok(Generated {
         bytes,
         expected: None,
+        strict_only: Vec::new(),
         respelled: None,
         summary,
     })

@@ -149,6 +149,8 @@ struct SupportFile {
 struct Prediction {
     /// The diagnostics the envelope must get, exactly.
     expected: Vec<Expected>,
+    /// What the strict profile adds ([`Generated::strict_only`]).
+    strict_only: Vec<Expected>,
     /// The mutation's name and what it did.
     summary: String,
 }
@@ -164,6 +166,7 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
     let files = support_files(u)?;
     let u = &mut plan;
     let mut prediction = Prediction {
+        strict_only: Vec::new(),
         expected: Vec::new(),
         summary: format!("{mutation:?}"),
     };
@@ -280,6 +283,7 @@ fn edit_envelope(
     prediction: &mut Prediction,
 ) -> arbitrary::Result<()> {
     let expected = &mut prediction.expected;
+    let strict_only = &mut prediction.strict_only;
     let summary = &mut prediction.summary;
     match mutation {
         Mutation::UnknownKey => {
@@ -294,7 +298,9 @@ fn edit_envelope(
         Mutation::DuplicateKey => {
             let pointer = *u.choose(&["/version", "/kind", "/headPath", "/files"])?;
             tree.duplicate(pointer);
-            expected.push(Expected::pointer(
+            // skill-package.json.duplicate-key is a strict-profile rule: in the spec
+            // profile the last occurrence stands, and it repeats the first.
+            strict_only.push(Expected::pointer(
                 "skill-package.json.duplicate-key",
                 pointer,
             ));
@@ -349,6 +355,7 @@ fn spell(
                 rule: "skill-package.json.syntax".to_owned(),
                 place: Place::Text,
             }]),
+            strict_only: Vec::new(),
             respelled: None,
             summary: prediction.summary,
         });
@@ -356,6 +363,7 @@ fn spell(
     Ok(Generated {
         bytes,
         expected: Some(prediction.expected),
+        strict_only: prediction.strict_only,
         respelled: Some(respelled),
         summary: prediction.summary,
     })

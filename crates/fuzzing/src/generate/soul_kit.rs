@@ -722,6 +722,7 @@ fn spell(
         return Ok(Generated {
             bytes,
             expected: Some(vec![Expected::document("soul-kit.size.max")]),
+            strict_only: Vec::new(),
             respelled: None,
             summary: format!("{}, over the size limit", prediction.summary),
         });
@@ -732,6 +733,7 @@ fn spell(
         _ => Ok(Generated {
             bytes,
             expected: Some(prediction.expected),
+            strict_only: Vec::new(),
             respelled: Some(respelled),
             summary: prediction.summary,
         }),
@@ -756,6 +758,7 @@ fn pad_to_limit(
     Ok(Generated {
         bytes,
         expected: Some(prediction.expected),
+        strict_only: Vec::new(),
         respelled: None,
         summary: prediction.summary,
     })
@@ -781,6 +784,7 @@ fn raw_control(
     Ok(Generated {
         bytes,
         expected: Some(prediction.expected),
+        strict_only: Vec::new(),
         respelled: None,
         summary: prediction.summary,
     })

@@ -280,6 +280,7 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
         return Ok(Generated {
             bytes: join(&layout.lines, "\n").into_bytes(),
             expected: None,
+            strict_only: Vec::new(),
             respelled: None,
             summary,
         });
@@ -532,6 +533,7 @@ fn spell(
     Ok(Generated {
         bytes,
         expected: Some(expected),
+        strict_only: Vec::new(),
         respelled,
         summary: edits.summary,
     })
@@ -559,6 +561,7 @@ fn invalid_utf8(
     Ok(Generated {
         bytes,
         expected: Some(edits.expected),
+        strict_only: Vec::new(),
         respelled: None,
         summary: edits.summary,
     })
@@ -588,6 +591,7 @@ fn pad_to_recommendation(
     Ok(Generated {
         bytes,
         expected: Some(edits.expected),
+        strict_only: Vec::new(),
         respelled: None,
         summary: edits.summary,
     })

@@ -266,8 +266,13 @@ pub fn sidecar(u: &mut Unstructured<'_>, v2: bool) -> arbitrary::Result<Json> {
         ),
         ("installed_at".to_owned(), Json::String(instant(u)?)),
     ];
+    // The publisher block names the package id's publisher (a mismatch is the strict
+    // profile's soulacy-sidecar.publisher.namespace); a v1 sidecar has no package id.
+    let mut namespace = None;
     if v2 {
-        root.push(("package_id".to_owned(), Json::String(package_id(u)?)));
+        let id = package_id(u)?;
+        namespace = id.split('/').next().map(str::to_owned);
+        root.push(("package_id".to_owned(), Json::String(id)));
         root.push(("installed_version".to_owned(), Json::String(calendar(u)?)));
     }
     maybe(u, &mut root, "installed_from", words)?;
@@ -279,7 +284,10 @@ pub fn sidecar(u: &mut Unstructured<'_>, v2: bool) -> arbitrary::Result<Json> {
         Ok(Json::Bool(u.arbitrary()?))
     })?;
     maybe(u, &mut root, "publisher", |u| {
-        let id = super::text(u, 1, 20)?;
+        let id = match &namespace {
+            Some(namespace) => namespace.clone(),
+            None => super::text(u, 1, 20)?,
+        };
         publisher(u, &id)
     })?;
     let turn = u.int_in_range(0..=root.len().saturating_sub(1))?;
@@ -394,6 +402,8 @@ struct Prediction {
     document: Document,
     /// The diagnostics the document must get, exactly.
     expected: Vec<Expected>,
+    /// What the strict profile adds ([`Generated::strict_only`]).
+    strict_only: Vec<Expected>,
     /// The mutation's name, the schema version and what the mutation did.
     summary: String,
 }
@@ -412,6 +422,7 @@ impl Prediction {
         Prediction {
             document,
             expected,
+            strict_only: Vec::new(),
             summary: format!("{mutation:?} v{}", if v2 { 2 } else { 1 }),
         }
     }
@@ -569,7 +580,12 @@ fn duplicate_key(
         .collect();
     let pointer = u.choose(&members)?.clone();
     tree.duplicate(&pointer);
-    prediction.at("json.duplicate-key", &pointer);
+    // json.duplicate-key is a strict-profile rule for both documents: in the spec profile
+    // the last occurrence stands, and it repeats the first.
+    let duplicate = rule(prediction.document, "json.duplicate-key");
+    prediction
+        .strict_only
+        .push(Expected::pointer(&duplicate, &pointer));
     prediction.summary.push_str(&format!(" {pointer}"));
     Ok(())
 }
@@ -648,6 +664,7 @@ fn spell(
         return Ok(Generated {
             bytes,
             expected: Some(vec![Expected::document(&rule(document, "size.max"))]),
+            strict_only: Vec::new(),
             respelled: None,
             summary: prediction.summary,
         });
@@ -658,6 +675,7 @@ fn spell(
         _ => Ok(Generated {
             bytes,
             expected: Some(prediction.expected),
+            strict_only: prediction.strict_only,
             respelled: Some(respelled),
             summary: prediction.summary,
         }),
@@ -682,6 +700,7 @@ fn pad_to_limit(
     Ok(Generated {
         bytes,
         expected: Some(expected),
+        strict_only: Vec::new(),
         respelled: None,
         summary: prediction.summary,
     })
@@ -705,6 +724,7 @@ fn raw_control(
             rule: rule(prediction.document, "json.syntax"),
             place: Place::Text,
         }]),
+        strict_only: Vec::new(),
         respelled: None,
         summary: prediction.summary,
     })
