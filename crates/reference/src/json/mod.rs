@@ -774,11 +774,21 @@ impl<'a> Reader<'a> {
                     offset: start,
                     limit: self.limits.max_depth,
                 };
+                if !self.skip_too_deep {
+                    return Err(error);
+                }
                 // Skipped by a scan that counts brackets instead of recursing, so the
-                // rest of the document is read in bounded stack; an unclosed value fails.
-                let end = match skip_nested(self.text.as_bytes(), start) {
-                    Some(end) if self.skip_too_deep => end,
-                    _ => return Err(error),
+                // rest of the document is read in bounded stack. A value the input ends
+                // inside is no JSON under any bound: that is a syntax error, which the
+                // spec decides, not the depth bound, which is the reference's own.
+                let Some(end) = skip_nested(self.text.as_bytes(), start) else {
+                    return Err(ReadError::Syntax {
+                        offset: self.text.len(),
+                        message: format!(
+                            "the input ends inside an array or object (nested deeper than {} levels)",
+                            self.limits.max_depth
+                        ),
+                    });
                 };
                 self.too_deep.get_or_insert(error);
                 self.restart_at(end);
@@ -1302,7 +1312,11 @@ mod tests {
         }
         assert_eq!(node.as_array().map(<[_]>::len), Some(0));
         assert_eq!(levels, 16);
+        // A deep value the input ends inside is a syntax error at the end of the input.
         let unclosed = format!(r#"{{"a": {}"#, "[".repeat(40));
-        assert!(read_tolerant(unclosed.as_bytes(), LIMITS, skipping).is_err());
+        assert!(matches!(
+            read_tolerant(unclosed.as_bytes(), LIMITS, skipping),
+            Err(ReadError::Syntax { offset, .. }) if offset == unclosed.len()
+        ));
     }
 }
