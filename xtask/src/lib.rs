@@ -9,6 +9,7 @@
 //! `regenerate` test list what is stale.
 
 pub mod case_file;
+pub mod corpus_power;
 pub mod document;
 pub mod edit;
 pub mod family;

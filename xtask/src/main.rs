@@ -1,14 +1,22 @@
 //! `cargo xtask generate` rewrites the generated cases and the README formats table;
-//! `cargo xtask check` lists the generated files that are stale and exits 1.
+//! `cargo xtask check` lists the generated files that are stale and exits 1;
+//! `cargo xtask corpus-power ...` keeps the corpus-power record (docs/corpus-power.md).
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <generate|check>\n\
+const USAGE: &str = "usage: cargo xtask <generate|check|corpus-power>\n\
     \n  generate  rewrite the generated cases (xtask/families) and the README formats table\
-    \n  check     list generated files that differ from what is committed; exit 1 if any";
+    \n  check     list generated files that differ from what is committed; exit 1 if any\
+    \n  corpus-power record VERDICTS-DIR [DIAGNOSTICS-DIR] DATE COMMIT\
+    \n            merge a cargo-mutants run (its -o directories) into docs/corpus-power/, then render\
+    \n  corpus-power render   rewrite docs/corpus-power.md and docs/corpus-power.json\
+    \n  corpus-power check    exit 1 if those two are stale";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("corpus-power") {
+        return corpus_power(&args[1..]);
+    }
     let command = match args.as_slice() {
         [command] if command == "generate" || command == "check" => command.as_str(),
         [flag] if flag == "-h" || flag == "--help" => {
@@ -70,4 +78,50 @@ fn main() -> ExitCode {
         problems.len()
     );
     ExitCode::FAILURE
+}
+
+/// `cargo xtask corpus-power ...`.
+fn corpus_power(args: &[String]) -> ExitCode {
+    use std::path::Path;
+    use xtask::corpus_power;
+    let root = xtask::repository_root();
+    let result = match args {
+        [command, rest @ ..] if command == "record" && (rest.len() == 3 || rest.len() == 4) => {
+            let (dirs, stamp) = rest.split_at(rest.len() - 2);
+            corpus_power::record(
+                &root,
+                Path::new(&dirs[0]),
+                dirs.get(1).map(Path::new),
+                &stamp[0],
+                &stamp[1],
+            )
+            .and_then(|added| {
+                println!("recorded {added} mutants in {}", corpus_power::MUTANTS);
+                corpus_power::write(&root)
+            })
+        }
+        [command] if command == "render" => corpus_power::write(&root),
+        [command] if command == "check" => match corpus_power::stale(&root) {
+            Ok(stale) if stale.is_empty() => Ok(()),
+            Ok(stale) => {
+                for path in stale {
+                    println!("stale: {}", path.display());
+                }
+                println!("run `cargo xtask corpus-power render`");
+                return ExitCode::FAILURE;
+            }
+            Err(error) => Err(error),
+        },
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::from(2)
+        }
+    }
 }

@@ -8,25 +8,10 @@ use std::path::Path;
 
 use base64::Engine as _;
 use serde::Serialize;
-use soulcheck_reference::{operations, Format, Input};
+use soulcheck_reference::Input;
 use soulcheck_vocabulary::wire::{
-    Command, Goodbye, Hello, Implementation, InputMessage, Reply, RunRequest, PROTOCOL_VERSION,
+    Command, Goodbye, Hello, InputMessage, Reply, RunRequest, PROTOCOL_VERSION,
 };
-
-/// Who the reference is, as it introduces itself.
-pub fn implementation() -> Implementation {
-    Implementation {
-        name: "soulcheck reference".to_owned(),
-        version: env!("CARGO_PKG_VERSION").to_owned(),
-        language: "Rust".to_owned(),
-        homepage: String::new(),
-        formats: Format::ALL
-            .iter()
-            .map(|format| format.name().to_owned())
-            .collect(),
-        operations: operations().into_iter().map(str::to_owned).collect(),
-    }
-}
 
 /// Answers requests from `input` on `output` until `stop` or end of input.
 pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
@@ -52,7 +37,7 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> std::io::Result<()>
                 &mut output,
                 &Hello {
                     version: PROTOCOL_VERSION,
-                    implementation: implementation(),
+                    implementation: soulcheck_oracle::implementation(),
                 },
             )?,
             Ok(Command::Run(request)) => send(&mut output, &run(&request))?,

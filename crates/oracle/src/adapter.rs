@@ -1,8 +1,9 @@
 //! The reference implementation seen through the harness's `Validator` trait, so the
-//! runner, the `cargo test` suite and `soulcheck run` treat it like any other validator.
+//! runner, the `cargo test` suite, `soulcheck run` and the verdict oracle treat it like any
+//! other validator.
 
 use soulcheck_harness::{Implementation, Observation, Outcome, Request, Validator};
-use soulcheck_reference::{check, Input, Report, Unsupported};
+use soulcheck_reference::{check, operations, Format, Input, Report, Unsupported};
 
 /// The in-process reference validator.
 #[derive(Debug, Clone, Copy, Default)]
@@ -39,7 +40,7 @@ pub fn observation(report: &Report) -> Observation {
 
 impl Validator for Reference {
     fn implementation(&self) -> Implementation {
-        crate::serve::implementation()
+        implementation()
     }
 
     fn run(&self, request: &Request<'_>) -> Outcome {
@@ -54,5 +55,21 @@ impl Validator for Reference {
                 reason: unsupported.reason,
             },
         }
+    }
+}
+
+/// Who the reference is, as it introduces itself (in a report's header and in the
+/// persistent protocol's hello).
+pub fn implementation() -> Implementation {
+    Implementation {
+        name: "soulcheck reference".to_owned(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        language: "Rust".to_owned(),
+        homepage: String::new(),
+        formats: Format::ALL
+            .iter()
+            .map(|format| format.name().to_owned())
+            .collect(),
+        operations: operations().into_iter().map(str::to_owned).collect(),
     }
 }

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Measures the corpus's power on a part of the reference and appends it to the record
+# (docs/corpus-power/mutants.jsonl, rendered into docs/corpus-power.md and .json).
+#
+#   scripts/corpus-power.sh --file crates/reference/src/soul_kit.rs
+#   scripts/corpus-power.sh --shard 3/8
+#   scripts/corpus-power.sh                      # the whole reference (hours)
+#
+# Arguments go to cargo-mutants as they are (`--file`, `--shard`, `--re`, `-j`, ...).
+# Needs cargo-mutants (`cargo install cargo-mutants --locked`). Steps:
+#  1. both oracles must pass on the tree as it is (so `--baseline skip` is safe below:
+#     cargo-mutants 27.1 would run the baseline against the mutated package's own tests);
+#  2. every mutant of the part against the verdict oracle (.cargo/mutants.toml);
+#  3. the survivors against the diagnostics oracle (exact diagnostics and locations);
+#  4. `cargo xtask corpus-power record` merges both runs into the record and renders it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! cargo mutants --version >/dev/null 2>&1; then
+    echo "cargo-mutants is required: cargo install cargo-mutants --locked" >&2
+    exit 2
+fi
+
+out=target/corpus-power
+rm -rf "$out"
+mkdir -p "$out"
+
+echo "== the oracles pass on the unmutated reference"
+cargo test --quiet -p soulcheck-oracle --test verdicts --test diagnostics
+
+echo "== the verdict oracle on every mutant of the part"
+# cargo-mutants exits 2 when mutants survive and 3 on timeouts: both are results here.
+cargo mutants -p soulcheck-reference --baseline skip --timeout 30 -o "$out/verdicts" "$@" || status=$?
+case "${status:-0}" in 0 | 2 | 3) ;; *) exit "$status" ;; esac
+
+survivors="$out/verdicts/mutants.out/missed.txt"
+diagnostics=()
+if [ -s "$survivors" ]; then
+    echo "== the diagnostics oracle on the $(wc -l < "$survivors") survivors"
+    # One exact pattern per survivor (its name with regex metacharacters escaped).
+    patterns=()
+    while IFS= read -r name; do
+        patterns+=(--re "^$(printf '%s' "$name" | sed 's/[][\\.^$*+?(){}|/]/\\&/g')\$")
+    done < "$survivors"
+    status=0
+    cargo mutants -p soulcheck-reference --baseline skip --timeout 30 -o "$out/diagnostics" \
+        "${patterns[@]}" -- --test diagnostics || status=$?
+    case "$status" in 0 | 2 | 3) ;; *) exit "$status" ;; esac
+    diagnostics=("$out/diagnostics")
+fi
+
+echo "== recording"
+cargo xtask corpus-power record "$out/verdicts" "${diagnostics[@]}" \
+    "$(date -u +%Y-%m-%d)" "$(git rev-parse --short=12 HEAD)"

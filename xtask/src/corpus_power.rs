@@ -1,0 +1,477 @@
+//! The corpus-power record: how many mutants of the reference the corpus fails.
+//!
+//! Every mutant cargo-mutants makes of the reference is a plausible wrong implementation.
+//! `scripts/corpus-power.sh` runs a part of them against the verdict oracle
+//! (`crates/oracle/tests/verdicts.rs`: the corpus as a certification judges it) and the
+//! survivors against the stricter diagnostics oracle, then `cargo xtask corpus-power
+//! record` merges what cargo-mutants wrote into `docs/corpus-power/mutants.jsonl` (one
+//! line per mutant, with the date and commit it was measured on). The survivors of the
+//! verdict oracle are classified in `docs/corpus-power/survivors.toml` (each class a
+//! pattern over mutant names, with its reason); `render` turns both into
+//! `docs/corpus-power.md` and `docs/corpus-power.json`, and `check` (and a test) fails
+//! when those two are stale.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+/// Where the record lives, relative to the repository root.
+pub const MUTANTS: &str = "docs/corpus-power/mutants.jsonl";
+/// The classification of the verdict oracle's survivors.
+pub const SURVIVORS: &str = "docs/corpus-power/survivors.toml";
+/// The rendered record, for people.
+pub const MARKDOWN: &str = "docs/corpus-power.md";
+/// The rendered record, for machines.
+pub const JSON: &str = "docs/corpus-power.json";
+
+/// What an oracle made of a mutant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// A test failed: the oracle caught it.
+    Caught,
+    /// Every test passed: the mutant survived.
+    Missed,
+    /// The mutant did not compile.
+    Unviable,
+    /// The tests did not finish in time (a certification run would time out too).
+    Timeout,
+}
+
+/// One measured mutant.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mutant {
+    /// cargo-mutants' name: `file:line:column: what was replaced`.
+    pub name: String,
+    /// The source file, relative to the repository root.
+    pub file: String,
+    /// The function it is in, when it is in one.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub function: String,
+    /// The verdict oracle's outcome.
+    pub verdict: Status,
+    /// The diagnostics oracle's outcome, for a survivor of the verdict oracle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagnostics: Option<Status>,
+    /// The date it was measured (YYYY-MM-DD).
+    pub measured: String,
+    /// The commit it was measured on.
+    pub commit: String,
+}
+
+/// The outcomes cargo-mutants wrote into `<dir>/mutants.out/outcomes.json`: mutant name,
+/// file, function and status (the baseline is left out).
+pub fn read_outcomes(dir: &Path) -> Result<Vec<(String, String, String, Status)>, String> {
+    #[derive(Deserialize)]
+    struct File {
+        outcomes: Vec<Entry>,
+    }
+    #[derive(Deserialize)]
+    struct Entry {
+        scenario: serde_json::Value,
+        summary: String,
+    }
+    let path = dir.join("mutants.out").join("outcomes.json");
+    let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let file: File = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut outcomes = Vec::new();
+    for entry in file.outcomes {
+        let Some(mutant) = entry.scenario.get("Mutant") else {
+            continue;
+        };
+        let text = |value: Option<&serde_json::Value>| {
+            value
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        let status = match entry.summary.as_str() {
+            "CaughtMutant" => Status::Caught,
+            "MissedMutant" => Status::Missed,
+            "Unviable" => Status::Unviable,
+            "Timeout" => Status::Timeout,
+            other => return Err(format!("{}: unknown outcome {other}", path.display())),
+        };
+        outcomes.push((
+            text(mutant.get("name")),
+            text(mutant.get("file")),
+            text(mutant.get("function").and_then(|f| f.get("function_name"))),
+            status,
+        ));
+    }
+    Ok(outcomes)
+}
+
+/// Reads the record (empty when it does not exist yet).
+pub fn read_record(root: &Path) -> Result<Vec<Mutant>, String> {
+    let path = root.join(MUTANTS);
+    let Ok(text) = fs::read_to_string(&path) else {
+        return Ok(Vec::new());
+    };
+    text.lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| serde_json::from_str(line).map_err(|e| format!("{}: {e}", path.display())))
+        .collect()
+}
+
+/// Merges one run into the record: the verdict oracle's outcomes from `verdicts`, and
+/// the diagnostics oracle's from `diagnostics` for the survivors it was run on. A mutant
+/// measured again replaces its old line; so do all the old lines of a file this run
+/// measured on another commit (the file changed, and its mutants with it).
+pub fn record(
+    root: &Path,
+    verdicts: &Path,
+    diagnostics: Option<&Path>,
+    measured: &str,
+    commit: &str,
+) -> Result<usize, String> {
+    let verdict_outcomes = read_outcomes(verdicts)?;
+    let diagnostic_outcomes: BTreeMap<String, Status> = match diagnostics {
+        Some(dir) => read_outcomes(dir)?
+            .into_iter()
+            .map(|(name, _, _, status)| (name, status))
+            .collect(),
+        None => BTreeMap::new(),
+    };
+    let files: BTreeSet<&str> = verdict_outcomes
+        .iter()
+        .map(|(_, file, _, _)| file.as_str())
+        .collect();
+    let names: BTreeSet<&str> = verdict_outcomes
+        .iter()
+        .map(|(name, _, _, _)| name.as_str())
+        .collect();
+    let mut kept: Vec<Mutant> = read_record(root)?
+        .into_iter()
+        .filter(|old| {
+            let measured_again = names.contains(old.name.as_str());
+            let file_changed = files.contains(old.file.as_str()) && old.commit != commit;
+            !(measured_again || file_changed)
+        })
+        .collect();
+    let added = verdict_outcomes.len();
+    for (name, file, function, verdict) in verdict_outcomes {
+        let diagnostics = (verdict == Status::Missed)
+            .then(|| diagnostic_outcomes.get(&name).copied())
+            .flatten();
+        kept.push(Mutant {
+            name,
+            file,
+            function,
+            verdict,
+            diagnostics,
+            measured: measured.to_owned(),
+            commit: commit.to_owned(),
+        });
+    }
+    kept.sort_by(|a, b| {
+        (&a.file, line_of(&a.name), &a.name).cmp(&(&b.file, line_of(&b.name), &b.name))
+    });
+    let mut text = String::new();
+    for mutant in &kept {
+        let line = serde_json::to_string(mutant).map_err(|e| e.to_string())?;
+        text.push_str(&line);
+        text.push('\n');
+    }
+    let path = root.join(MUTANTS);
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    }
+    fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(added)
+}
+
+/// The line number in a mutant's name (`file:line:column: ...`), for a stable order.
+fn line_of(name: &str) -> u32 {
+    name.split(':')
+        .nth(1)
+        .and_then(|line| line.parse().ok())
+        .unwrap_or(0)
+}
+
+/// How a survivor of the verdict oracle is closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Class {
+    /// It cannot change any verdict or operation value a certification judges (the
+    /// reason says why); it may still change what a report shows.
+    Equivalent,
+    /// A corpus gap not closed yet: the reason says which rule and the plan.
+    Open,
+}
+
+/// One classification: survivors whose name matches `pattern`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassRule {
+    /// A regular expression over the mutant's name.
+    pub pattern: String,
+    /// The class.
+    pub class: Class,
+    /// Why.
+    pub reason: String,
+}
+
+/// The classification file: rules tried in order, the first match wins.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Classification {
+    /// The rules.
+    #[serde(default, rename = "survivor")]
+    pub rules: Vec<ClassRule>,
+}
+
+/// Reads the classification.
+pub fn read_classification(root: &Path) -> Result<(Classification, Vec<Regex>), String> {
+    let path = root.join(SURVIVORS);
+    let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let classification: Classification =
+        toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let patterns = classification
+        .rules
+        .iter()
+        .map(|rule| {
+            Regex::new(&rule.pattern)
+                .map_err(|e| format!("{}: {}: {e}", path.display(), rule.pattern))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((classification, patterns))
+}
+
+/// The part of the suite a source file of the reference serves: its format, or `shared`.
+pub fn format_of(file: &str) -> &'static str {
+    let file = file.strip_prefix("crates/reference/src/").unwrap_or(file);
+    if file.starts_with("soul_kit") {
+        "soul-kit"
+    } else if file.starts_with("skill_package") {
+        "skill-package"
+    } else if file == "soulacy/sidecar.rs" {
+        "soulacy-sidecar"
+    } else if file.starts_with("soulacy") {
+        "soulacy-package"
+    } else if file.starts_with("compose_bundle") {
+        "compose-bundle"
+    } else if file.starts_with("soul_md") {
+        "soul-md"
+    } else {
+        "shared"
+    }
+}
+
+/// Counts for one format or module.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Tally {
+    /// Mutants generated.
+    pub mutants: usize,
+    /// Mutants that did not compile.
+    pub unviable: usize,
+    /// Mutants that compiled.
+    pub viable: usize,
+    /// Caught by the verdict oracle (a timeout counts: a certification run would time out).
+    pub caught: usize,
+    /// Survivors of the verdict oracle that the diagnostics oracle catches.
+    pub caught_by_suite_only: usize,
+    /// Survivors classified equivalent.
+    pub equivalent: usize,
+    /// Survivors not closed.
+    pub open: usize,
+}
+
+impl Tally {
+    fn add(&mut self, mutant: &Mutant, class: Option<Class>) {
+        self.mutants += 1;
+        match mutant.verdict {
+            Status::Unviable => self.unviable += 1,
+            Status::Caught | Status::Timeout => {
+                self.viable += 1;
+                self.caught += 1;
+            }
+            Status::Missed => {
+                self.viable += 1;
+                if mutant.diagnostics == Some(Status::Caught) {
+                    self.caught_by_suite_only += 1;
+                }
+                match class {
+                    Some(Class::Equivalent) => self.equivalent += 1,
+                    Some(Class::Open) | None => self.open += 1,
+                }
+            }
+        }
+    }
+
+    /// Caught by the verdict oracle, of the viable mutants that are not equivalent.
+    pub fn power(&self) -> Option<f64> {
+        let judged = self.viable - self.equivalent;
+        (judged > 0).then(|| self.caught as f64 / judged as f64)
+    }
+}
+
+/// The rendered record: the Markdown page and the JSON document.
+pub fn render(root: &Path) -> Result<(String, String), String> {
+    let mutants = read_record(root)?;
+    let (classification, patterns) = read_classification(root)?;
+    let classify = |name: &str| {
+        patterns
+            .iter()
+            .position(|pattern| pattern.is_match(name))
+            .map(|index| (index, classification.rules[index].class))
+    };
+    let mut formats: BTreeMap<&str, Tally> = BTreeMap::new();
+    let mut modules: BTreeMap<&str, Tally> = BTreeMap::new();
+    let mut dates: BTreeMap<&str, (BTreeSet<&str>, BTreeSet<&str>)> = BTreeMap::new();
+    let mut by_rule: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut open: Vec<&Mutant> = Vec::new();
+    for mutant in &mutants {
+        let class = if mutant.verdict == Status::Missed {
+            let found = classify(&mutant.name);
+            match found {
+                Some((index, Class::Equivalent)) => *by_rule.entry(index).or_default() += 1,
+                _ => open.push(mutant),
+            }
+            Some(found.map_or(Class::Open, |(_, class)| class))
+        } else {
+            None
+        };
+        let format = format_of(&mutant.file);
+        formats.entry(format).or_default().add(mutant, class);
+        modules.entry(&mutant.file).or_default().add(mutant, class);
+        let entry = dates.entry(format).or_default();
+        entry.0.insert(&mutant.measured);
+        entry.1.insert(&mutant.commit);
+    }
+    let join = |set: &BTreeSet<&str>| set.iter().copied().collect::<Vec<_>>().join(", ");
+    let percent = |tally: &Tally| {
+        tally.power().map_or_else(
+            || "n/a".to_owned(),
+            |power| format!("{:.1}%", power * 100.0),
+        )
+    };
+
+    let mut json = serde_json::Map::new();
+    for (format, tally) in &formats {
+        let (measured, commits) = &dates[format];
+        json.insert(
+            (*format).to_owned(),
+            serde_json::json!({
+                "mutants": tally.mutants,
+                "unviable": tally.unviable,
+                "viable": tally.viable,
+                "caught": tally.caught,
+                "caught_by_suite_only": tally.caught_by_suite_only,
+                "equivalent": tally.equivalent,
+                "open": tally.open,
+                "power": tally.power().map(|power| (power * 1000.0).round() / 1000.0),
+                "measured": join(measured),
+                "commit": join(commits),
+            }),
+        );
+    }
+    let json = serde_json::to_string_pretty(&serde_json::Value::Object(json))
+        .map_err(|e| e.to_string())?
+        + "\n";
+
+    let mut md = String::from(
+        "# Corpus power\n\n<!-- Generated by `cargo xtask corpus-power render` from docs/corpus-power/; do not edit. -->\n\n",
+    );
+    md.push_str(
+        "Every mutant cargo-mutants makes of the reference is a plausible wrong implementation; \
+         the corpus's power is the share of them it fails. **Caught**: the verdict oracle \
+         (`crates/oracle/tests/verdicts.rs`: every case in both profiles, judged as a \
+         certification judges a validator, plus the warnings each case expects) fails the \
+         mutant. **Suite only**: a survivor of the verdict oracle that the diagnostics oracle \
+         (exact diagnostics and locations, as the `cargo test` suite holds the reference) \
+         catches: it changes what a report shows, not what a certification decides. \
+         **Equivalent**: a survivor that cannot change a verdict or operation value, with its \
+         reason below. **Open**: a survivor not closed yet. **Power**: caught, of the viable \
+         mutants that are not equivalent. How to measure a part and record it: \
+         `scripts/corpus-power.sh` (CONTRIBUTING.md, \"Measuring the corpus's power\").\n\n",
+    );
+    let header = "| mutants | unviable | viable | caught | suite only | equivalent | open | power |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+    let row = |tally: &Tally| {
+        format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            tally.mutants,
+            tally.unviable,
+            tally.viable,
+            tally.caught,
+            tally.caught_by_suite_only,
+            tally.equivalent,
+            tally.open,
+            percent(tally)
+        )
+    };
+    md.push_str("## Per format\n\n| format | measured | commit ");
+    md.push_str(header.lines().next().unwrap_or_default());
+    md.push_str("\n| --- | --- | --- ");
+    md.push_str(header.lines().nth(1).unwrap_or_default());
+    md.push('\n');
+    for (format, tally) in &formats {
+        let (measured, commits) = &dates[format];
+        let _ = writeln!(
+            md,
+            "| `{format}` | {} | {} {}",
+            join(measured),
+            join(commits),
+            row(tally)
+        );
+    }
+    md.push_str("\n## Per module\n\n| module ");
+    md.push_str(header.lines().next().unwrap_or_default());
+    md.push_str("\n| --- ");
+    md.push_str(header.lines().nth(1).unwrap_or_default());
+    md.push('\n');
+    for (module, tally) in &modules {
+        let _ = writeln!(md, "| `{module}` {}", row(tally));
+    }
+    md.push_str("\n## Equivalent survivors, by reason\n\n");
+    for (index, rule) in classification.rules.iter().enumerate() {
+        if rule.class != Class::Equivalent {
+            continue;
+        }
+        let count = by_rule.get(&index).copied().unwrap_or(0);
+        let _ = writeln!(md, "- {count}: {} (`{}`)", rule.reason, rule.pattern);
+    }
+    md.push_str("\n## Open survivors\n\n");
+    if open.is_empty() {
+        md.push_str("None.\n");
+    }
+    for mutant in &open {
+        let plan = classify(&mutant.name)
+            .map(|(index, _)| classification.rules[index].reason.as_str())
+            .unwrap_or("not classified yet");
+        let suite = if mutant.diagnostics == Some(Status::Caught) {
+            " (the diagnostics oracle catches it)"
+        } else {
+            ""
+        };
+        let _ = writeln!(md, "- `{}`{suite}: {plan}", mutant.name);
+    }
+    Ok((md, json))
+}
+
+/// The rendered files that differ from the checkout.
+pub fn stale(root: &Path) -> Result<Vec<PathBuf>, String> {
+    let (md, json) = render(root)?;
+    let mut stale = Vec::new();
+    for (path, text) in [(MARKDOWN, md), (JSON, json)] {
+        let path = root.join(path);
+        if fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+            stale.push(path);
+        }
+    }
+    Ok(stale)
+}
+
+/// Writes the rendered files.
+pub fn write(root: &Path) -> Result<(), String> {
+    let (md, json) = render(root)?;
+    for (path, text) in [(MARKDOWN, md), (JSON, json)] {
+        let path = root.join(path);
+        fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
+}
