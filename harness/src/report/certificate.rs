@@ -76,6 +76,76 @@ fn cases_called(operation: &str) -> &str {
     }
 }
 
+/// How a validator warns on the cases of one format, judged on the warnings it reports:
+/// beside the certificate, never deciding it. A verdict never shows a warning, so a
+/// validator that warns exactly where the spec says it should (the should-level rules)
+/// and one that never warns earn the same certificate; this tells them apart, for a
+/// validator that reports its diagnostics (in the `check --json` shape, or through a
+/// mapping file).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Warnings {
+    /// Whether the validator reported diagnostics on any case of the format; without
+    /// them its warnings cannot be judged, and the other counts say nothing.
+    pub reported: bool,
+    /// Cases that expect an acceptance with warnings (in the run's profile).
+    pub expected: usize,
+    /// Of those, the cases the validator accepted with at least one warning.
+    pub warned: usize,
+    /// Cases that expect a plain acceptance.
+    pub plain: usize,
+    /// Of those, the cases the validator accepted with a warning all the same.
+    pub spurious: usize,
+}
+
+impl Warnings {
+    /// Whether the validator warns as the spec says: it reports diagnostics, warns on
+    /// every case that expects a warning, and on no case that expects none.
+    pub fn as_specified(&self) -> bool {
+        self.reported && self.warned == self.expected && self.spurious == 0
+    }
+
+    fn add(&mut self, expected: &ExpectedVerdict, actual: Option<&crate::Observation>) {
+        let Some(actual) = actual else { return };
+        if actual.diagnostics.as_ref().is_some_and(|d| !d.is_empty()) {
+            self.reported = true;
+        }
+        let warned = actual.verdict == soulcheck_vocabulary::Verdict::Accept
+            && actual
+                .diagnostics
+                .iter()
+                .flatten()
+                .any(|d| d.severity == soulcheck_vocabulary::Severity::Warning);
+        match expected {
+            ExpectedVerdict::AcceptWithWarnings => {
+                self.expected += 1;
+                self.warned += usize::from(warned);
+            }
+            ExpectedVerdict::Accept => {
+                self.plain += 1;
+                self.spurious += usize::from(warned);
+            }
+            _ => {}
+        }
+    }
+
+    /// `warns as the spec says (12 of 12 cases that expect a warning, none of 30 that
+    /// expect none)`, or why not.
+    pub fn describe(&self) -> String {
+        if !self.reported {
+            return "warnings not judged (no diagnostics reported)".to_owned();
+        }
+        let verdict = if self.as_specified() {
+            "warns as the spec says"
+        } else {
+            "does not warn as the spec says"
+        };
+        format!(
+            "{verdict} (warned on {} of {} cases that expect a warning, and on {} of {} that expect none)",
+            self.warned, self.expected, self.spurious, self.plain
+        )
+    }
+}
+
 /// What a run selected, for its certificates: the corpus's cases per format and
 /// operation, and the options that narrowed the run within a format, as typed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -160,6 +230,8 @@ pub struct Certificate {
     pub diagnostics_grade: Grade,
     /// How many cases got each diagnostics grade.
     pub diagnostics: GradeTally,
+    /// How the validator warns, for validation (never deciding the certificate).
+    pub warnings: Warnings,
     /// Implementation-defined choices.
     pub choices: Vec<Choice>,
     /// The validator.
@@ -243,6 +315,9 @@ impl Certificate {
                 self.diagnostics_grade,
                 self.diagnostics.describe_over(self.selection.judged)
             ));
+            if self.warnings.expected > 0 {
+                line.push_str(&format!("; {}", self.warnings.describe()));
+            }
         }
         line
     }
@@ -289,6 +364,7 @@ pub fn issue(
             let mut other_failures = 0;
             let mut choices = Vec::new();
             let mut diagnostics = GradeTally::default();
+            let mut warnings = Warnings::default();
             for result in results.iter().filter(|result| {
                 let case = cases[result.index];
                 case.format == format && case.operation == operation
@@ -319,6 +395,7 @@ pub fn issue(
                         reasons.push(format!("{} {}", result.name, judgement.name()));
                     }
                 }
+                warnings.add(&case.expectation(profile).verdict, result.actual.as_ref());
                 // The choices are those the run's profile leaves open.
                 if let (ExpectedVerdict::ImplementationDefined { reference, .. }, Some(actual)) =
                     (&case.expectation(profile).verdict, &result.actual)
@@ -356,6 +433,7 @@ pub fn issue(
                 other_failures,
                 diagnostics_grade: diagnostics.overall(),
                 diagnostics,
+                warnings,
                 choices,
                 implementation: implementation.clone(),
                 corpus_hash: corpus_hash.to_owned(),
@@ -364,4 +442,59 @@ pub fn issue(
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Diagnostic, Observation};
+    use soulcheck_vocabulary::{Severity, Verdict};
+
+    fn accepted(warnings: usize) -> Observation {
+        Observation {
+            verdict: Verdict::Accept,
+            diagnostics: Some(
+                (0..warnings)
+                    .map(|_| Diagnostic {
+                        rule: "soul-md.section.required".to_owned(),
+                        severity: Severity::Warning,
+                        location: None,
+                        message: String::new(),
+                    })
+                    .collect(),
+            ),
+            value: None,
+        }
+    }
+
+    /// A validator that never warns, one that warns everywhere and one that warns where
+    /// the cases expect it are told apart; one that reports nothing is not judged.
+    #[test]
+    fn warnings_are_judged_on_what_a_validator_reports() {
+        let cases = [
+            ExpectedVerdict::AcceptWithWarnings,
+            ExpectedVerdict::AcceptWithWarnings,
+            ExpectedVerdict::Accept,
+        ];
+        let tally = |answers: [Observation; 3]| {
+            let mut warnings = Warnings::default();
+            for (expected, actual) in cases.iter().zip(&answers) {
+                warnings.add(expected, Some(actual));
+            }
+            warnings
+        };
+        let exact = tally([accepted(1), accepted(2), accepted(0)]);
+        assert!(exact.as_specified(), "{}", exact.describe());
+        let silent = tally([accepted(0), accepted(0), accepted(0)]);
+        assert!(!silent.reported);
+        assert!(silent.describe().contains("not judged"));
+        let missing_one = tally([accepted(1), accepted(0), accepted(0)]);
+        assert_eq!((missing_one.warned, missing_one.expected), (1, 2));
+        assert!(missing_one
+            .describe()
+            .starts_with("does not warn as the spec says"));
+        let everywhere = tally([accepted(1), accepted(1), accepted(1)]);
+        assert_eq!(everywhere.spurious, 1);
+        assert!(!everywhere.as_specified());
+    }
 }
