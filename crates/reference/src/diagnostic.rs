@@ -413,7 +413,8 @@ impl Report {
     /// in its place, so what the spec decides is never crowded out by the suite's own
     /// findings (a hundred duplicate keys, say, ahead of a missing required member).
     pub fn has_room_for(&self, rule: RuleId) -> bool {
-        if self.has_room() {
+        if self.has_room() || (rule.severity == Severity::Error && self.can_make_room_for_error())
+        {
             return true;
         }
         rule.spec_grounded()
@@ -449,10 +450,53 @@ impl Report {
         true
     }
 
+    /// Whether a full report would leave out a kept warning for an error: only while it
+    /// holds no error at all, so a report that rejects always shows one of its errors
+    /// (a hundred warnings never hide the one error that decides the verdict).
+    fn can_make_room_for_error(&self) -> bool {
+        !self.stopped()
+            && !self
+                .diagnostics
+                .iter()
+                .any(|kept| kept.severity == Severity::Error)
+            && self
+                .diagnostics
+                .iter()
+                .any(|kept| kept.severity == Severity::Warning)
+    }
+
+    /// Makes room for the report's first error by leaving out its last kept warning
+    /// (counted, as every omission is); false when it holds an error already or no
+    /// warning to leave out.
+    fn make_room_for_error(&mut self) -> bool {
+        if !self.can_make_room_for_error() {
+            return false;
+        }
+        match self
+            .diagnostics
+            .iter()
+            .rposition(|kept| kept.severity == Severity::Warning)
+        {
+            Some(at) => {
+                let left_out = self.diagnostics.remove(at);
+                if left_out.rule.spec_grounded() {
+                    self.spec_omitted = true;
+                }
+                self.omitted.count(left_out.severity, 1);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Whether a diagnostic of `rule` is kept now, making room for it when it rests on
-    /// the spec; when it is not, it is counted as left out.
+    /// the spec, or when it is the report's first error; when it is not, it is counted as
+    /// left out.
     fn admit(&mut self, rule: RuleId, severity: Severity) -> bool {
         if self.has_room() || (rule.spec_grounded() && self.make_room_for_spec()) {
+            return true;
+        }
+        if severity == Severity::Error && self.make_room_for_error() {
             return true;
         }
         if rule.spec_grounded() {
@@ -536,6 +580,26 @@ impl Report {
                     count += 1;
                     text += text_of(diagnostic);
                 }
+            }
+            // A report that rejects shows one of its errors: when every error fell
+            // outside the bounds, the first one takes the place of the last kept warning.
+            let kept_error = self
+                .diagnostics
+                .iter()
+                .zip(&kept)
+                .any(|(diagnostic, kept)| *kept && diagnostic.severity == Severity::Error);
+            let first_error = self
+                .diagnostics
+                .iter()
+                .position(|diagnostic| diagnostic.severity == Severity::Error);
+            let last_warning = self
+                .diagnostics
+                .iter()
+                .zip(&kept)
+                .rposition(|(diagnostic, kept)| *kept && diagnostic.severity == Severity::Warning);
+            if let (false, Some(error), Some(warning)) = (kept_error, first_error, last_warning) {
+                kept[warning] = false;
+                kept[error] = true;
             }
             let mut index = 0;
             let omitted = &mut self.omitted;
@@ -945,6 +1009,61 @@ mod tests {
             assert_eq!(rules[MAX_DIAGNOSTICS - 3..], ["test.spec"; 3]);
             assert_eq!(rules.iter().filter(|id| **id == "test.spec").count(), 3);
             assert_eq!(report.omitted.errors, 23);
+        }
+    }
+
+    /// A spec rule at warning severity (a should-level rule).
+    const WARNING: RuleId = RuleId {
+        id: "test.warning",
+        severity: Severity::Warning,
+        basis: Basis::Spec,
+        strict: false,
+        bound: false,
+    };
+
+    /// A report full of warnings still shows its first error, in place of its last
+    /// warning, whether the error is added, pushed or found by the final cap; a second
+    /// error is counted only.
+    #[test]
+    fn a_report_that_rejects_shows_an_error() {
+        for way in ["add", "push", "cap"] {
+            let mut report = Report::new(Format::SoulMd);
+            for _ in 0..MAX_DIAGNOSTICS + 20 {
+                match way {
+                    "cap" => report.diagnostics.push(Diagnostic::new(
+                        WARNING,
+                        Location::document(),
+                        "warning",
+                    )),
+                    _ => report.add(WARNING, || (Location::document(), "warning".to_owned())),
+                }
+            }
+            for _ in 0..2 {
+                match way {
+                    "add" => {
+                        report.add(SPEC, || (Location::document(), "error".to_owned()));
+                    }
+                    _ => report.diagnostics.push(Diagnostic::new(
+                        SPEC,
+                        Location::document(),
+                        "error",
+                    )),
+                }
+                if way == "add" {
+                    assert!(!report.has_room_for(SPEC), "{way}");
+                }
+            }
+            report.cap(SUITE);
+            let rules = rules_of(&report);
+            assert_eq!(
+                rules.iter().filter(|id| **id == "test.spec").count(),
+                1,
+                "{way}"
+            );
+            assert_eq!(rules.len(), MAX_DIAGNOSTICS + 1, "{way}: the notice");
+            assert_eq!(report.omitted.errors, 1, "{way}");
+            assert_eq!(report.omitted.warnings, 21, "{way}");
+            assert_eq!(report.verdict(), Verdict::Reject);
         }
     }
 
