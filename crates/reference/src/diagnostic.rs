@@ -413,8 +413,7 @@ impl Report {
     /// in its place, so what the spec decides is never crowded out by the suite's own
     /// findings (a hundred duplicate keys, say, ahead of a missing required member).
     pub fn has_room_for(&self, rule: RuleId) -> bool {
-        if self.has_room() || (rule.severity == Severity::Error && self.can_make_room_for_error())
-        {
+        if self.has_room() || (rule.severity == Severity::Error && self.can_make_room_for_error()) {
             return true;
         }
         rule.spec_grounded()
