@@ -120,14 +120,16 @@ pub fn read_record(root: &Path) -> Result<Vec<Mutant>, String> {
 
 /// Merges one run into the record: the verdict oracle's outcomes from `verdicts`, and
 /// the diagnostics oracle's from `diagnostics` for the survivors it was run on. A mutant
-/// measured again replaces its old line; so do all the old lines of a file this run
-/// measured on another commit (the file changed, and its mutants with it).
+/// measured again replaces its old line; so do all the old lines of the files in
+/// `whole_files`, which the run measured whole (`--file`): their mutants may have changed
+/// with their code.
 pub fn record(
     root: &Path,
     verdicts: &Path,
     diagnostics: Option<&Path>,
     measured: &str,
     commit: &str,
+    whole_files: &[String],
 ) -> Result<usize, String> {
     let verdict_outcomes = read_outcomes(verdicts)?;
     let diagnostic_outcomes: BTreeMap<String, Status> = match diagnostics {
@@ -137,10 +139,7 @@ pub fn record(
             .collect(),
         None => BTreeMap::new(),
     };
-    let files: BTreeSet<&str> = verdict_outcomes
-        .iter()
-        .map(|(_, file, _, _)| file.as_str())
-        .collect();
+    let files: BTreeSet<&str> = whole_files.iter().map(String::as_str).collect();
     let names: BTreeSet<&str> = verdict_outcomes
         .iter()
         .map(|(name, _, _, _)| name.as_str())
@@ -149,8 +148,8 @@ pub fn record(
         .into_iter()
         .filter(|old| {
             let measured_again = names.contains(old.name.as_str());
-            let file_changed = files.contains(old.file.as_str()) && old.commit != commit;
-            !(measured_again || file_changed)
+            let file_measured_whole = files.contains(old.file.as_str());
+            !(measured_again || file_measured_whole)
         })
         .collect();
     let added = verdict_outcomes.len();
@@ -389,6 +388,16 @@ pub fn render(root: &Path) -> Result<(String, String), String> {
          reason below. **Open**: a survivor not closed yet. **Power**: caught, of the viable \
          mutants that are not equivalent. How to measure a part and record it: \
          `scripts/corpus-power.sh` (CONTRIBUTING.md, \"Measuring the corpus's power\").\n\n",
+    );
+    md.push_str(
+        "**Should-level rules.** A verdict never shows a warning, and the samples taken before \
+         this record showed it: most survivors in SOUL.md's outline walker changed only \
+         warnings. So the verdict oracle also fails a mutant that leaves a case expecting \
+         warnings without one (the report's truncation notice aside) or warns on a case \
+         expecting none, and a certificate now says beside its verdict whether a validator \
+         that reports diagnostics warns as the spec says (README.md, \"Reading results\"). \
+         It stays beside the certificate, not a tier of it: a validator that reports no \
+         diagnostics cannot be judged on its warnings, and most real tools report none.\n\n",
     );
     let header = "| mutants | unviable | viable | caught | suite only | equivalent | open | power |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
     let row = |tally: &Tally| {

@@ -7,8 +7,9 @@ use std::process::ExitCode;
 const USAGE: &str = "usage: cargo xtask <generate|check|corpus-power>\n\
     \n  generate  rewrite the generated cases (xtask/families) and the README formats table\
     \n  check     list generated files that differ from what is committed; exit 1 if any\
-    \n  corpus-power record VERDICTS-DIR [DIAGNOSTICS-DIR] DATE COMMIT\
-    \n            merge a cargo-mutants run (its -o directories) into docs/corpus-power/, then render\
+    \n  corpus-power record VERDICTS-DIR [DIAGNOSTICS-DIR] DATE COMMIT [--whole FILE...]\
+    \n            merge a cargo-mutants run (its -o directories) into docs/corpus-power/, then render;\
+    \n            the old lines of each FILE the run measured whole (--file) are replaced\
     \n  corpus-power render   rewrite docs/corpus-power.md and docs/corpus-power.json\
     \n  corpus-power check    exit 1 if those two are stale";
 
@@ -86,14 +87,23 @@ fn corpus_power(args: &[String]) -> ExitCode {
     use xtask::corpus_power;
     let root = xtask::repository_root();
     let result = match args {
-        [command, rest @ ..] if command == "record" && (rest.len() == 3 || rest.len() == 4) => {
-            let (dirs, stamp) = rest.split_at(rest.len() - 2);
+        [command, rest @ ..] if command == "record" => {
+            // VERDICTS [DIAGNOSTICS] DATE COMMIT [--whole FILE ...]
+            let split = rest.iter().position(|arg| arg == "--whole").unwrap_or(rest.len());
+            let (positional, whole) = rest.split_at(split);
+            let whole: Vec<String> = whole.iter().skip(1).cloned().collect();
+            if !(3..=4).contains(&positional.len()) {
+                eprintln!("{USAGE}");
+                return ExitCode::from(2);
+            }
+            let (dirs, stamp) = positional.split_at(positional.len() - 2);
             corpus_power::record(
                 &root,
                 Path::new(&dirs[0]),
                 dirs.get(1).map(Path::new),
                 &stamp[0],
                 &stamp[1],
+                &whole,
             )
             .and_then(|added| {
                 println!("recorded {added} mutants in {}", corpus_power::MUTANTS);

@@ -1,5 +1,6 @@
 //! The committed generated files are what the generators produce: regenerating the case
-//! families and the README formats table in memory gives the same bytes as the checkout.
+//! families, the README formats table and the corpus-power page in memory gives the same
+//! bytes as the checkout.
 
 #[test]
 fn generated_files_match_the_checkout() {
@@ -15,5 +16,16 @@ fn generated_files_match_the_checkout() {
          run `cargo xtask generate` and review the diff:\n{}",
         problems.len(),
         listing.join("\n")
+    );
+}
+
+/// The corpus-power page and JSON are what the record and the classification render to.
+#[test]
+fn the_corpus_power_record_is_rendered() {
+    let root = xtask::repository_root();
+    let stale = xtask::corpus_power::stale(&root).unwrap_or_else(|error| panic!("{error}"));
+    assert!(
+        stale.is_empty(),
+        "stale: {stale:?}; run `cargo xtask corpus-power render` and review the diff"
     );
 }

@@ -110,12 +110,6 @@ impl<'s> Walker<'s> {
         }
     }
 
-    /// Whether the report takes another diagnostic; a checker about to build a costly
-    /// pointer or message for one asks first (see [`Report::has_room`]).
-    pub fn has_room(&self) -> bool {
-        self.report.has_room()
-    }
-
     /// Whether an error has been reported (or left out for want of room).
     pub fn has_errors(&self) -> bool {
         self.report.verdict() == crate::Verdict::Reject
@@ -281,24 +275,6 @@ impl<'s> Walker<'s> {
             return Some(value);
         }
         self.type_error(node, pointer, "a boolean");
-        None
-    }
-
-    /// A non-negative integer written without fraction or exponent that fits 64 bits, or a
-    /// type error.
-    pub fn count(&mut self, node: &Node<'_>, pointer: &str) -> Option<u64> {
-        if let Value::Number(raw) = node.value {
-            if raw.bytes().all(|b| b.is_ascii_digit()) {
-                if let Ok(value) = raw.parse::<u64>() {
-                    return Some(value);
-                }
-            }
-        }
-        self.type_error(
-            node,
-            pointer,
-            "a non-negative integer (no fraction or exponent)",
-        );
         None
     }
 
