@@ -1424,8 +1424,9 @@ fn wrong_messages_are_rejected() {
     let certificate = json!({"format": "soul-kit", "operation": "validate", "profile": "spec",
         "certified": true, "selection": {"complete": true, "judged": 1, "cases": 1, "filters": []},
         "reasons": [], "must_cases_passed": 1, "must_cases": 1, "other_failures": 0,
-        "diagnostics_grade": "exact", "diagnostics": tally, "choices": [],
-        "implementation": {"name": "x", "version": ""}, "corpus_hash": format!("sha256:{}", "0".repeat(64)),
+        "diagnostics_grade": "exact", "diagnostics": tally,
+        "warnings": {"reported": true, "expected": 1, "warned": 1, "plain": 0, "spurious": 0},
+        "choices": [], "implementation": {"name": "x", "version": ""}, "corpus_hash": format!("sha256:{}", "0".repeat(64)),
         "soulcheck_version": "0.1.0", "issued_at": "2025-01-01T00:00:00Z"});
     let header = json!({"type": "header", "soulcheck_version": "0.1.0",
         "corpus_hash": format!("sha256:{}", "0".repeat(64)), "cases": 1, "mode": "in-process",
