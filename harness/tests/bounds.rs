@@ -234,7 +234,10 @@ fn a_setsid_grandchild_dies_with_its_case() {
     // Before: 2 descriptors and 2 threads per case.
     assert!(count("/proc/self/fd") <= fds, "descriptors leaked");
     let after = threads_settled_to(threads);
-    assert!(after <= threads, "threads leaked: {threads} before, {after} after");
+    assert!(
+        after <= threads,
+        "threads leaked: {threads} before, {after} after"
+    );
     assert_eq!(
         scratch_left(),
         Vec::<String>::new(),

@@ -405,7 +405,9 @@ pub fn render(root: &Path) -> Result<Rendered, String> {
         percent(&total),
         total.viable - total.equivalent,
         per_format.join(", "),
-        formats.get("shared").map_or_else(|| "n/a".to_owned(), percent),
+        formats
+            .get("shared")
+            .map_or_else(|| "n/a".to_owned(), percent),
         total.open,
     );
 
@@ -519,12 +521,15 @@ fn with_readme_line(readme: &str, line: &str) -> Result<String, String> {
 fn rendered_files(root: &Path) -> Result<Vec<(PathBuf, String)>, String> {
     let rendered = render(root)?;
     let readme_path = root.join(README);
-    let readme = fs::read_to_string(&readme_path)
-        .map_err(|e| format!("{}: {e}", readme_path.display()))?;
+    let readme =
+        fs::read_to_string(&readme_path).map_err(|e| format!("{}: {e}", readme_path.display()))?;
     Ok(vec![
         (root.join(MARKDOWN), rendered.markdown),
         (root.join(JSON), rendered.json),
-        (readme_path, with_readme_line(&readme, &rendered.readme_line)?),
+        (
+            readme_path,
+            with_readme_line(&readme, &rendered.readme_line)?,
+        ),
     ])
 }
 

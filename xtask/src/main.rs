@@ -89,7 +89,10 @@ fn corpus_power(args: &[String]) -> ExitCode {
     let result = match args {
         [command, rest @ ..] if command == "record" => {
             // VERDICTS [DIAGNOSTICS] DATE COMMIT [--whole FILE ...]
-            let split = rest.iter().position(|arg| arg == "--whole").unwrap_or(rest.len());
+            let split = rest
+                .iter()
+                .position(|arg| arg == "--whole")
+                .unwrap_or(rest.len());
             let (positional, whole) = rest.split_at(split);
             let whole: Vec<String> = whole.iter().skip(1).cloned().collect();
             if !(3..=4).contains(&positional.len()) {
