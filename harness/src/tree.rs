@@ -22,6 +22,11 @@
 //! content = "# Decoy\n"
 //! ```
 //!
+//! An entry with `repeat = N` stands for N entries whose paths replace `{n}` with 1 to N
+//! (`path = "references/f{n}.md"`), for trees at an entry bound; a tree describes at
+//! most [`MAX_DESCRIBED_ENTRIES`] entries in all, and a repeated file takes `content`
+//! only, never a recipe, so a description stays a bounded multiple of its size.
+//!
 //! A `file` entry takes its bytes from `content` (UTF-8 text, default empty) or from a
 //! `recipe` (`{ template, placeholder, unit, count | total_bytes }`, as for document
 //! cases, with the template in the case directory). A `symlink` needs a `target`, which
@@ -61,6 +66,10 @@ use crate::LoadError;
 
 /// Names an outside entry may not take, because an export writes them beside the root.
 const RESERVED_OUTSIDE: &[&str] = &["case.json", DECOYS];
+
+/// Most entries one tree may describe, repeats expanded: a little past the largest entry
+/// bound a format has (10,000), so bound cases fit and no description can ask for more.
+pub const MAX_DESCRIBED_ENTRIES: usize = 20_000;
 
 /// The directory beside a run's tree root where absolute symlink targets lead.
 pub const DECOYS: &str = "soulcheck-host";
@@ -113,6 +122,10 @@ pub struct TreeEntry {
     /// `output`: the entry's path names the file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recipe: Option<Recipe>,
+    /// In a case's description only: this entry stands for `repeat` entries whose paths
+    /// replace `{n}` with 1 to `repeat`. A loaded spec holds the expanded entries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<usize>,
 }
 
 /// On-disk shape of a case's `[tree]` table.
@@ -156,8 +169,15 @@ impl TreeTable {
             .ok_or_else(|| {
                 LoadError::invalid(case_toml, format!("tree name `{name}` is not one segment"))
             })?;
-        for entry in &self.entries {
+        let entries = expand_repeats(self.entries, case_toml)?;
+        for entry in &entries {
             check_entry(entry, case_toml)?;
+        }
+        if self.outside.iter().any(|entry| entry.repeat.is_some()) {
+            return Err(LoadError::invalid(
+                case_toml,
+                "an outside entry cannot `repeat`",
+            ));
         }
         for entry in &self.outside {
             check_entry(entry, case_toml)?;
@@ -175,10 +195,59 @@ impl TreeTable {
         Ok(TreeSpec {
             name,
             base,
-            entries: self.entries,
+            entries,
             outside: self.outside,
         })
     }
+}
+
+/// Expands every `repeat` entry into its copies, refusing a repeat without `{n}` in its
+/// path, of a recipe, of zero, or past [`MAX_DESCRIBED_ENTRIES`] entries in all (checked
+/// before anything is built).
+fn expand_repeats(entries: Vec<TreeEntry>, case_toml: &Path) -> Result<Vec<TreeEntry>, LoadError> {
+    let defect = |message: String| Err(LoadError::invalid(case_toml, message));
+    let mut total: usize = 0;
+    for entry in &entries {
+        let copies = match entry.repeat {
+            None => 1,
+            Some(0) => return defect(format!("entry `{}` repeats 0 times", entry.path)),
+            Some(_) if !entry.path.contains("{n}") => {
+                return defect(format!(
+                    "entry `{}` repeats but its path has no `{{n}}` to number the copies",
+                    entry.path
+                ))
+            }
+            Some(_) if entry.recipe.is_some() => {
+                return defect(format!(
+                    "entry `{}` repeats a recipe; a repeated file takes `content` only",
+                    entry.path
+                ))
+            }
+            Some(copies) => copies,
+        };
+        total = total.saturating_add(copies);
+    }
+    if total > MAX_DESCRIBED_ENTRIES {
+        return defect(format!(
+            "the tree describes {total} entries; at most {MAX_DESCRIBED_ENTRIES} are allowed"
+        ));
+    }
+    let mut expanded = Vec::with_capacity(total);
+    for entry in entries {
+        match entry.repeat {
+            None => expanded.push(entry),
+            Some(copies) => {
+                for n in 1..=copies {
+                    expanded.push(TreeEntry {
+                        path: entry.path.replace("{n}", &n.to_string()),
+                        repeat: None,
+                        ..entry.clone()
+                    });
+                }
+            }
+        }
+    }
+    Ok(expanded)
 }
 
 /// The segments of a safe relative path: `/`-separated, not absolute, without empty,
@@ -476,12 +545,54 @@ mod tests {
 
     fn entry(path: &str, kind: EntryKind) -> TreeEntry {
         TreeEntry {
+            repeat: None,
             path: path.to_owned(),
             kind,
             target: None,
             content: None,
             recipe: None,
         }
+    }
+
+    #[test]
+    fn repeats_expand_numbered_and_bounded() {
+        let toml = Path::new("case.toml");
+        let repeated = |path: &str, repeat: usize| TreeEntry {
+            repeat: Some(repeat),
+            content: Some("x".to_owned()),
+            ..entry(path, EntryKind::File)
+        };
+        let expanded = expand_repeats(
+            vec![entry("SKILL.md", EntryKind::File), repeated("r/f{n}.md", 3)],
+            toml,
+        )
+        .expect("expands");
+        let paths: Vec<&str> = expanded.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(paths, ["SKILL.md", "r/f1.md", "r/f2.md", "r/f3.md"]);
+        assert!(expanded.iter().all(|e| e.repeat.is_none()));
+        for (bad, why) in [
+            (repeated("r/f.md", 2), "no {n}"),
+            (repeated("r/f{n}.md", 0), "zero"),
+            (repeated("r/f{n}.md", MAX_DESCRIBED_ENTRIES + 1), "too many"),
+        ] {
+            assert!(expand_repeats(vec![bad], toml).is_err(), "{why}");
+        }
+        let recipe = TreeEntry {
+            content: None,
+            recipe: Some(Recipe {
+                template: "t".to_owned(),
+                placeholder: "@".to_owned(),
+                unit: "x".to_owned(),
+                count: Some(1),
+                total_bytes: None,
+                output: None,
+            }),
+            ..repeated("r/f{n}.md", 2)
+        };
+        assert!(
+            expand_repeats(vec![recipe], toml).is_err(),
+            "a repeated recipe"
+        );
     }
 
     #[test]
