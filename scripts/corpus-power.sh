@@ -52,9 +52,11 @@ echo "== the oracles pass on the unmutated reference"
 cargo test --quiet -p soulcheck-oracle --test verdicts --test diagnostics
 
 echo "== the verdict oracle on every mutant of the part"
-# cargo-mutants exits 2 when mutants survive and 3 on timeouts: both are results here.
+# cargo-mutants exits 2 when mutants survive and 3 on timeouts: both are results here. The
+# timeout is ten times the verdict oracle's run (about 6 s), so a loaded machine does not
+# turn a slow run into a "caught" timeout.
 status=0
-cargo mutants -p soulcheck-reference --baseline skip --timeout 30 -o "$out/verdicts" "$@" \
+cargo mutants -p soulcheck-reference --baseline skip --timeout 60 -o "$out/verdicts" "$@" \
     || status=$?
 case "$status" in 0 | 2 | 3) ;; *) exit "$status" ;; esac
 
@@ -68,7 +70,7 @@ if [ -s "$survivors" ]; then
         patterns+=(--re "^$(printf '%s' "$name" | sed 's/[][\\.^$*+?(){}|/-]/\\&/g')\$")
     done < "$survivors"
     status=0
-    cargo mutants -p soulcheck-reference --baseline skip --timeout 30 -o "$out/diagnostics" \
+    cargo mutants -p soulcheck-reference --baseline skip --timeout 60 -o "$out/diagnostics" \
         "${jobs[@]}" "${patterns[@]}" -- --test diagnostics || status=$?
     case "$status" in 0 | 2 | 3) ;; *) exit "$status" ;; esac
     diagnostics=("$out/diagnostics")
