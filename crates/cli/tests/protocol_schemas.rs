@@ -749,11 +749,15 @@ fn run_reports_in_every_mode() {
                 profile.name(),
                 "{args:?}"
             );
+            // As an external validator, the reference declines a case past one of its
+            // bounds in the spec profile ("not judged"), which the run records as
+            // skipped; every other case passes.
             assert!(
-                files
-                    .records
-                    .iter()
-                    .all(|record| record["result"] == "pass"),
+                files.records.iter().all(|record| record["result"] == "pass"
+                    || (record["result"] == "skipped"
+                        && record["expected_verdict"]
+                            .as_str()
+                            .is_some_and(|verdict| verdict.ends_with("reference: not judged)")))),
                 "the reference passes every case in every mode and profile: {args:?}"
             );
             // Every must-level case passed; a certificate that judged every case of its
@@ -804,7 +808,8 @@ fn run_reports_in_every_mode() {
         }
     }
     let results: BTreeSet<&str> = all.iter().filter_map(|r| r["result"].as_str()).collect();
-    assert_eq!(results, BTreeSet::from(["pass"]));
+    // Skipped only where the reference declines a case past its bounds (checked above).
+    assert_eq!(results, BTreeSet::from(["pass", "skipped"]));
     assert!(
         all.iter().any(|r| r["expected_verdict"]
             .as_str()
