@@ -506,15 +506,7 @@ pub fn render(root: &Path) -> Result<Rendered, String> {
 
 /// `readme` with the text between its corpus-power markers replaced by `line`.
 fn with_readme_line(readme: &str, line: &str) -> Result<String, String> {
-    let start = readme
-        .find(README_START)
-        .ok_or_else(|| format!("{README} has no {README_START} marker"))?
-        + README_START.len();
-    let end = readme[start..]
-        .find(README_END)
-        .ok_or_else(|| format!("{README} has no {README_END} marker after {README_START}"))?
-        + start;
-    Ok(format!("{}\n{line}\n{}", &readme[..start], &readme[end..]))
+    crate::readme::between_markers(readme, README_START, README_END, &format!("{line}\n"))
 }
 
 /// Each rendered file with the text it should have.

@@ -89,15 +89,21 @@ pub fn table(
 
 /// README.md with the text between the markers replaced by `table`.
 pub fn with_table(readme: &str, table: &str) -> Result<String, String> {
-    let start = readme
-        .find(START)
-        .ok_or_else(|| format!("README.md lacks the line `{START}`"))?
-        + START.len();
-    let end = readme[start..]
-        .find(END)
-        .ok_or_else(|| format!("README.md lacks the line `{END}` after `{START}`"))?
-        + start;
-    Ok(format!("{}\n{table}{}", &readme[..start], &readme[end..]))
+    between_markers(readme, START, END, table)
+}
+
+/// `readme` with the text between the lines `start` and `end` replaced by `body` (which
+/// ends with its own newline); used for every generated region of README.md.
+pub fn between_markers(readme: &str, start: &str, end: &str, body: &str) -> Result<String, String> {
+    let from = readme
+        .find(start)
+        .ok_or_else(|| format!("README.md lacks the line `{start}`"))?
+        + start.len();
+    let to = readme[from..]
+        .find(end)
+        .ok_or_else(|| format!("README.md lacks the line `{end}` after `{start}`"))?
+        + from;
+    Ok(format!("{}\n{body}{}", &readme[..from], &readme[to..]))
 }
 
 #[cfg(test)]
