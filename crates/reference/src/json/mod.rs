@@ -572,38 +572,6 @@ fn unpaired_surrogate_start(source: &[u8], noticed: usize) -> usize {
     noticed
 }
 
-/// The offset just past the array or object opening at `start`: brackets are counted and
-/// strings (with their escapes) passed over, in one linear pass without recursion. What
-/// lies inside is not checked. `None` when the input ends first.
-fn skip_nested(bytes: &[u8], start: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut at = start;
-    while at < bytes.len() {
-        match bytes[at] {
-            b'[' | b'{' => depth += 1,
-            b']' | b'}' => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    return Some(at + 1);
-                }
-            }
-            b'"' => {
-                at += 1;
-                loop {
-                    at += memchr::memchr2(b'"', b'\\', bytes.get(at..)?)?;
-                    if bytes[at] == b'"' {
-                        break;
-                    }
-                    at += 2;
-                }
-            }
-            _ => {}
-        }
-        at += 1;
-    }
-    None
-}
-
 /// Turns text the parser produced into a borrow of the input when it is a slice of it (a
 /// string or key without escapes), and an owned copy otherwise.
 fn intern<'a>(text: &'a str, produced: &[u8]) -> Cow<'a, str> {
@@ -777,21 +745,12 @@ impl<'a> Reader<'a> {
                 if !self.skip_too_deep {
                     return Err(error);
                 }
-                // Skipped by a scan that counts brackets instead of recursing, so the
-                // rest of the document is read in bounded stack. A value the input ends
-                // inside is no JSON under any bound: that is a syntax error, which the
-                // spec decides, not the depth bound, which is the reference's own.
-                let Some(end) = skip_nested(self.text.as_bytes(), start) else {
-                    return Err(ReadError::Syntax {
-                        offset: self.text.len(),
-                        message: format!(
-                            "the input ends inside an array or object (nested deeper than {} levels)",
-                            self.limits.max_depth
-                        ),
-                    });
-                };
+                // Read past without building it, in bounded stack (see `Reader::skip`):
+                // JSON that is broken in there is still a syntax error, which the spec
+                // decides, while the depth bound is the reference's own.
+                self.skip(peek)?;
+                let end = self.index();
                 self.too_deep.get_or_insert(error);
-                self.restart_at(end);
                 return Ok(Node {
                     span: Span::new(start..end),
                     value: if peek == Peek::Array {
@@ -837,6 +796,77 @@ impl<'a> Reader<'a> {
             span: Span::new(start..self.index()),
             value,
         })
+    }
+
+    /// Reads past the array or object `first` opens, checking its grammar as
+    /// [`Reader::value`] does but building nothing: the open arrays and objects are kept
+    /// on an explicit stack (one flag each) instead of the call stack, so a value nested a
+    /// million levels deep costs a million flags, not a stack overflow. Scalars are read
+    /// by [`Reader::value`], so a string is taken exactly as it is elsewhere.
+    fn skip(&mut self, first: Peek) -> Result<(), ReadError> {
+        let text = self.text;
+        let eof = |reader: &Self, error: JiterError| match error.error_type {
+            JiterErrorType::JsonError(
+                JsonErrorType::EofWhileParsingList
+                | JsonErrorType::EofWhileParsingObject
+                | JsonErrorType::EofWhileParsingValue,
+            ) => ReadError::Syntax {
+                offset: text.len(),
+                message: format!(
+                    "the input ends inside an array or object (nested deeper than {} levels)",
+                    reader.limits.max_depth
+                ),
+            },
+            _ => to_error(text, reader.base, error),
+        };
+        // `true` for an open array, `false` for an open object.
+        let mut open: Vec<bool> = Vec::new();
+        let mut peek = Some(first);
+        loop {
+            // Opens the value `peek` starts, or reads it whole when it is a scalar.
+            match peek {
+                Some(Peek::Array) => {
+                    let inside = self.jiter.known_array().map_err(|e| eof(self, e))?;
+                    if inside.is_some() {
+                        open.push(true);
+                        peek = inside;
+                        continue;
+                    }
+                }
+                Some(Peek::Object) => {
+                    let key = self.jiter.known_object().map(|key| key.is_some());
+                    if key.map_err(|e| eof(self, e))? {
+                        open.push(false);
+                        peek = Some(self.jiter.peek().map_err(|e| eof(self, e))?);
+                        continue;
+                    }
+                }
+                _ => {
+                    // A scalar; `value` peeks again (peeking consumes nothing).
+                    self.value(0)?;
+                }
+            }
+            // The value is complete: go on in the innermost open container, closing those
+            // that end here.
+            peek = None;
+            while peek.is_none() {
+                match open.last() {
+                    None => return Ok(()),
+                    Some(true) => {
+                        peek = self.jiter.array_step().map_err(|e| eof(self, e))?;
+                    }
+                    Some(false) => {
+                        let key = self.jiter.next_key().map(|key| key.is_some());
+                        if key.map_err(|e| eof(self, e))? {
+                            peek = Some(self.jiter.peek().map_err(|e| eof(self, e))?);
+                        }
+                    }
+                }
+                if peek.is_none() {
+                    open.pop();
+                }
+            }
+        }
     }
 
     /// Reads the string starting at `start` (its opening quote) in one pass, decoding its
@@ -1318,5 +1348,41 @@ mod tests {
             read_tolerant(unclosed.as_bytes(), LIMITS, skipping),
             Err(ReadError::Syntax { offset, .. }) if offset == unclosed.len()
         ));
+        // What is broken inside a skipped value is still a syntax error, where it is: the
+        // skip checks the grammar, it only builds nothing.
+        for broken in [
+            "[1 2]",
+            "{\"k\" 1}",
+            "[tru]",
+            "{\"k\": 1,}",
+            "[\"\\x\"]",
+            "[01]",
+        ] {
+            let input = format!(
+                r#"{{"a": {}{broken}{}, "d": "x"}}"#,
+                "[".repeat(20),
+                "]".repeat(20)
+            );
+            let error = read_tolerant(input.as_bytes(), LIMITS, skipping).expect_err(broken);
+            let ReadError::Syntax { offset, .. } = error else {
+                panic!("{broken}: {error:?}");
+            };
+            assert!(
+                offset > 27 && offset < 27 + broken.len() + 1,
+                "{broken}: {offset}"
+            );
+        }
+        // Arrays and objects mixed a million levels deep are skipped in bounded stack.
+        let million = format!(
+            r#"{{"a": {}1{}, "d": "x"}}"#,
+            "[{\"k\":".repeat(500_000),
+            "}]".repeat(500_000)
+        );
+        let unlimited = Limits {
+            max_bytes: usize::MAX,
+            ..LIMITS
+        };
+        let document = read_tolerant(million.as_bytes(), unlimited, skipping).expect("readable");
+        assert_eq!(document.root.get("d").expect("d").value.as_str(), Some("x"));
     }
 }
