@@ -3,9 +3,12 @@
 //! construction with one predicted mutation or a few untargeted ones; each goes to the
 //! in-process reference (the oracle) and to the validator, set up exactly as `run` sets it
 //! up (`crate::subject`). A different verdict, or diagnostics graded `wrong` against the
-//! reference's, is a finding; disagreements resting only on points the spec leaves open
-//! are counted apart. Findings are deduplicated by rule and kind, shrunk (the generator's
-//! choices, then the document's bytes) and written as draft cases for triage.
+//! reference's, is a finding when a rule that decides in the profile says so; the others
+//! (strict-only readings, the reference's bounds, points the spec leaves open, and
+//! rejections that name no rule) are counted apart by class. Findings are deduplicated by
+//! the rule the generator's mutation targeted, shrunk (the generator's choices, then the
+//! document's values and bytes) to inputs that isolate them where they can, within
+//! `--duration`, and written as draft cases for triage.
 //!
 //! [`fuzz`] reads as its steps: set up, fuzz and shrink (`soulcheck_harness::differential::
 //! campaign`), write the drafts and the report, print the summary. Exit codes: 0 no
@@ -24,12 +27,15 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use soulcheck::generated::Generator;
 use soulcheck::Reference;
+use soulcheck_harness::corpus::InputSource;
 use soulcheck_harness::differential::campaign::{
     self, Finding, Phase, Progress, Results, Settings,
 };
-use soulcheck_harness::differential::{draft, jsonl, Differential};
+use soulcheck_harness::differential::{draft, jsonl, Class, Differential};
 use soulcheck_harness::report::staging::Staging;
+use soulcheck_harness::runner::prepare_input;
 use soulcheck_harness::store::Store;
+use soulcheck_harness::Input;
 use soulcheck_harness::{Catalogue, Corpus, Format, Implementation, Profile};
 
 use crate::guarded::{guarded, Guarded};
@@ -45,8 +51,10 @@ pub struct FuzzArgs {
     /// corpus built into this binary).
     #[arg(long)]
     corpus: Option<PathBuf>,
-    /// Stop fuzzing after this long: seconds, or a number with a unit (`90s`, `5m`, `1h`).
-    /// Default: 60 seconds, unless --runs is given. Shrinking comes after.
+    /// Stop the whole campaign after this long, shrinking included: seconds, or a number
+    /// with a unit (`90s`, `5m`, `1h`). Once a finding is held, fuzzing stops a quarter of
+    /// the time early and the shrinks share what is left. Default: 60 seconds, unless
+    /// --runs is given (then shrinking is bounded by --shrink-steps alone).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     duration: Option<Duration>,
     /// Stop after this many generated documents.
@@ -172,12 +180,25 @@ fn fuzz_inner(args: FuzzArgs, interruptible: &Interruptible) -> Result<ExitCode>
         seed: settings.seed,
         reproduce: Some(reproduce.command(settings.seed, finding.first_run + 1)),
     };
+    let differential = Differential::new(&Reference, &catalogue, args.profile);
+    let existing = if results.findings.is_empty() || drafts_dir.is_none() {
+        Vec::new()
+    } else {
+        existing_cases(&store, args.format)?
+    };
     let mut written: Vec<Option<PathBuf>> = Vec::new();
     for finding in &results.findings {
         let dir = match &drafts_dir {
             Some(out) => Some(
-                draft::write_finding(out, finding, &generator, &catalogue, &origin(finding))
-                    .with_context(|| format!("cannot write a draft case in {}", out.display()))?,
+                draft::write_finding(
+                    out,
+                    finding,
+                    &generator,
+                    &differential,
+                    &existing,
+                    &origin(finding),
+                )
+                .with_context(|| format!("cannot write a draft case in {}", out.display()))?,
             ),
             None => None,
         };
@@ -198,8 +219,8 @@ fn fuzz_inner(args: FuzzArgs, interruptible: &Interruptible) -> Result<ExitCode>
         for tally in &results.unkept {
             writer.finding(jsonl::FindingRecord::unkept(tally));
         }
-        for tally in &results.implementation_defined {
-            writer.implementation_defined(tally);
+        for tally in &results.apart {
+            writer.apart(tally);
         }
         writer.finish(jsonl::Footer::of(&results));
         let staging = interruptible.release();
@@ -252,6 +273,29 @@ fn catalogue(flag: Option<&Path>) -> Result<(Store, Catalogue, String)> {
         .content_hash()?,
     };
     Ok((store, catalogue, hash))
+}
+
+/// The corpus's cases of `format`, as drafts compare themselves with them: their rules,
+/// and the shape of each input that is one committed file (a tree or a generated input
+/// is not built for this: some are tens of thousands of entries, or megabytes).
+fn existing_cases(store: &Store, format: Format) -> Result<Vec<draft::Existing>> {
+    let corpus = Corpus::open(store.clone())?;
+    Ok(corpus
+        .cases
+        .iter()
+        .filter(|case| case.format == format)
+        .map(|case| draft::Existing {
+            id: case.id.clone(),
+            rules: case.rules.clone(),
+            shape: matches!(case.input, InputSource::File { .. })
+                .then(|| prepare_input(case).ok())
+                .flatten()
+                .and_then(|prepared| match prepared.input() {
+                    Input::Document { bytes, .. } => Some(draft::shape(bytes)),
+                    _ => None,
+                }),
+        })
+        .collect())
 }
 
 /// The campaign's settings from the command line; a fresh seed when none is given.
@@ -431,8 +475,8 @@ fn describe_progress(progress: &Progress) -> String {
             (done + 1).min(total)
         ),
         _ => format!(
-            "{} runs in {seconds:.0} s ({rate:.0}/s); {} findings, {} implementation-defined",
-            progress.runs, progress.findings, progress.implementation_defined
+            "{} runs in {seconds:.0} s ({rate:.0}/s); {} findings, {} runs counted apart (not findings)",
+            progress.runs, progress.findings, progress.apart
         ),
     }
 }
@@ -500,6 +544,19 @@ fn shell_quote(word: &str) -> String {
 
 /// Step 4: the summary: what ran, the findings by rule with their counts and shrunk
 /// inputs, the implementation-defined disagreements apart, and the verdict.
+/// What a class of disagreements counted apart means, for the summary.
+fn class_meaning(class: Class) -> &'static str {
+    match class {
+        Class::StrictOnly => "only rules the strict profile adds; the spec allows what they refuse",
+        Class::Bound => "only the reference's own size, depth or entry bounds",
+        Class::ImplementationDefined => "only points the spec leaves open",
+        Class::Unexplained => {
+            "the validator rejects a valid document and names no catalogued rule; check its output"
+        }
+        _ => "decided by the spec",
+    }
+}
+
 fn render(
     results: &Results,
     implementation: &Implementation,
@@ -529,6 +586,15 @@ fn render(
         results.unusable,
         results.shrink_time.as_secs_f64()
     );
+    if let Some(duration) = results.settings.duration {
+        let total = results.fuzz_time + results.shrink_time;
+        let _ = writeln!(
+            out,
+            "the campaign took {:.1} s of its --duration {:.1} s (shrinking shares it)",
+            total.as_secs_f64(),
+            duration.as_secs_f64()
+        );
+    }
     for (reason, count) in &results.skip_reasons {
         let _ = writeln!(out, "  skipped {count}: {}", one_line(reason, 160));
     }
@@ -572,6 +638,18 @@ fn render(
                     " (not shrunk: the validator did not answer the same way twice)"
                 }
             );
+            let _ = writeln!(
+                out,
+                "  {}",
+                if finding.isolating {
+                    "isolating: the reference reports only this rule on the shrunk input".to_owned()
+                } else {
+                    format!(
+                        "not isolating: the reference also reports {} other diagnostic(s) on the shrunk input",
+                        finding.disagreement.noise(&finding.key)
+                    )
+                }
+            );
             let _ = writeln!(out, "  input: {}", preview(&finding.document, 300));
             match draft {
                 Some(dir) => {
@@ -594,19 +672,26 @@ fn render(
             );
         }
     }
-    if !results.implementation_defined.is_empty() {
-        let runs: u64 = results.implementation_defined.iter().map(|t| t.count).sum();
+    for &class in Class::ALL {
+        let tallies: Vec<_> = results.apart_of(class).collect();
+        if tallies.is_empty() {
+            continue;
+        }
         let _ = writeln!(
             out,
-            "\nimplementation-defined disagreements (the spec leaves these open; not findings): {runs} runs"
+            "\n{} disagreements ({}; not findings): {} runs",
+            class.name(),
+            class_meaning(class),
+            results.runs_apart(class)
         );
-        for tally in &results.implementation_defined {
+        for tally in tallies {
             let _ = writeln!(
                 out,
-                "  {}  {}  {} runs",
+                "  {}  {}  {} runs  first run {}",
                 tally.key.rule.as_deref().unwrap_or("(no rule)"),
                 tally.key.kind.name(),
-                tally.count
+                tally.count,
+                tally.first_run
             );
         }
     }

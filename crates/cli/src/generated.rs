@@ -82,9 +82,19 @@ impl Source for Generator {
 
     fn document(&self, data: &[u8]) -> Option<Sample> {
         let generated = soulcheck_fuzzing::document(self.target, data)?;
+        // The rules the mutation targets: what the generator predicts in the spec profile,
+        // then what a strict-only rule adds.
+        let mut targets: Vec<String> = Vec::new();
+        let predicted = generated.expected.iter().flatten();
+        for expected in predicted.chain(&generated.strict_only) {
+            if !targets.contains(&expected.rule) {
+                targets.push(expected.rule.clone());
+            }
+        }
         Some(Sample {
             document: generated.bytes,
             summary: generated.summary,
+            targets,
         })
     }
 

@@ -432,15 +432,24 @@ fn found_within_60_s(planted: &Planted) -> Result<(), Failed> {
     for record in &kept {
         let shrunk = &record["shrunk"];
         println!(
-            "  {} {}: run {}, after {} ms, {} -> {} bytes in {} trials",
+            "  {} {}: run {}, after {} ms, {} -> {} bytes in {} trials, isolating {}",
             record["rule"],
             record["kind"],
             record["first_run"],
             shrunk["found_after_ms"],
             shrunk["original_bytes"],
             shrunk["shrunk_bytes"],
-            shrunk["shrink_steps"]
+            shrunk["shrink_steps"],
+            shrunk["isolating"]
         );
+    }
+    // Every shrink isolates its finding: the reference reports only the finding's rule on
+    // the shrunk input (nothing, where the validator rejects a valid one).
+    if let Some(record) = kept
+        .iter()
+        .find(|record| record["shrunk"]["isolating"] != true)
+    {
+        return Err(format!("a shrink that does not isolate its finding: {record}").into());
     }
     if first > 60_000 {
         return Err(format!("found only after {first} ms").into());

@@ -1,7 +1,13 @@
 //! A differential fuzzing campaign: many generated inputs through a validator and the
 //! oracle, in parallel, until a number of runs or a duration is reached; the
-//! disagreements deduplicated by rule and kind ([`Key`]), the implementation-defined ones
-//! counted apart, and each kept finding shrunk ([`super::shrink`]).
+//! disagreements deduplicated by rule and kind ([`Key`], the rule the generator's mutation
+//! targeted first), those that are not findings counted apart by [`Class`], and each kept
+//! finding shrunk ([`super::shrink`]) to an input that isolates it where it can.
+//!
+//! A duration bounds the whole campaign, shrinking included: once a finding is held,
+//! fuzzing stops [`SHRINK_SHARE`] of the duration before its end, and the shrinks share
+//! what is left, each stopping at its slice's end. Only a trial already running (one
+//! answer, within the validator's timeout) can take the campaign past its duration.
 //!
 //! A run is reproducible from its seed: run `n` of seed `s` always reads the same fuzz
 //! input ([`fuzz_input`]), whatever the number of jobs, so a finding is named by the
@@ -13,6 +19,7 @@
 //! findings kept and shrunk, the trials each shrink may spend, and (through the
 //! validator's own limits) the output captured and the time each answer may take.
 
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -22,7 +29,7 @@ use std::time::{Duration, Instant};
 use soulcheck_vocabulary::Format;
 
 use super::shrink::{self, Budget};
-use super::{Comparison, Differential, Disagreement, Key, Kind};
+use super::{Class, Comparison, Differential, Disagreement, Key, Kind};
 use crate::validator::{Input, Validator};
 
 /// How long a campaign fuzzes when neither a number of runs nor a duration is given.
@@ -32,6 +39,9 @@ pub const DEFAULT_DURATION: Duration = Duration::from_secs(60);
 /// campaign tracks; more are counted but not told apart. Keys are a rule and a kind, so a
 /// catalogue's rules times the kinds bound them well below this.
 pub const MAX_KEYS: usize = 1024;
+
+/// The part of a duration kept for shrinking once a finding is held (a quarter).
+pub const SHRINK_SHARE: u32 = 4;
 
 /// Distinct reasons for skipped inputs kept for the summary.
 const MAX_SKIP_REASONS: usize = 8;
@@ -43,6 +53,9 @@ pub struct Sample {
     pub document: Vec<u8>,
     /// What the generator built (its mutation), for reports.
     pub summary: String,
+    /// The rules the generator's mutation targets (empty after untargeted mutations):
+    /// findings are deduplicated by them first.
+    pub targets: Vec<String>,
 }
 
 /// An input ready for both validators, with the temporary directory a tree lives in
@@ -105,7 +118,9 @@ pub struct Settings {
     pub seed: u64,
     /// Stop after this many runs.
     pub runs: Option<u64>,
-    /// Stop fuzzing after this long (shrinking comes after, bounded by `shrink_steps`).
+    /// Stop the whole campaign after this long, shrinking included (fuzzing stops
+    /// `1/SHRINK_SHARE` of it early once a finding is held). Without it, shrinking is
+    /// bounded by `shrink_steps` alone.
     pub duration: Option<Duration>,
     /// Parallel workers (at least one).
     pub jobs: usize,
@@ -155,8 +170,8 @@ pub struct Progress {
     pub runs: u64,
     /// Distinct findings so far.
     pub findings: usize,
-    /// Runs whose disagreement was implementation-defined.
-    pub implementation_defined: u64,
+    /// Runs whose disagreement was counted apart (not a finding).
+    pub apart: u64,
     /// Time since the campaign started.
     pub elapsed: Duration,
 }
@@ -164,7 +179,9 @@ pub struct Progress {
 /// How often one disagreement was seen, and first where.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tally {
-    /// The rule and kind.
+    /// What it rests on.
+    pub class: Class,
+    /// The rule and kind (for a disagreement counted apart, the reading it rests on).
     pub key: Key,
     /// Runs that disagreed this way.
     pub count: u64,
@@ -179,9 +196,9 @@ pub struct Finding {
     pub key: Key,
     /// Runs that disagreed this way.
     pub count: u64,
-    /// The first such run.
+    /// The run that stands for it: the first whose input isolated it, else the first.
     pub first_run: u64,
-    /// When that run was seen, from the campaign's start.
+    /// When the first such run was seen, from the campaign's start.
     pub found_after: Duration,
     /// What the generator built for the first run.
     pub summary: String,
@@ -198,6 +215,11 @@ pub struct Finding {
     /// Whether the first run's disagreement came back when it was run again; a validator
     /// that answers the same input differently is not shrunk.
     pub reproduced: bool,
+    /// Whether the shrunk input isolates the finding: the oracle reports only its rule
+    /// (nothing at all, for a valid input the validator rejects).
+    pub isolating: bool,
+    /// The rules the generator's mutation targeted.
+    pub targets: Vec<String>,
 }
 
 /// What a campaign found.
@@ -219,8 +241,9 @@ pub struct Results {
     pub findings: Vec<Finding>,
     /// Findings past `max_findings`, counted but not shrunk.
     pub unkept: Vec<Tally>,
-    /// Implementation-defined disagreements, counted apart.
-    pub implementation_defined: Vec<Tally>,
+    /// Disagreements that are not findings (strict-only, bound, implementation-defined,
+    /// unexplained), counted apart by class and reading, in first-run order.
+    pub apart: Vec<Tally>,
     /// Runs whose disagreement was not told apart because [`MAX_KEYS`] were tracked.
     pub untracked: u64,
     /// The first few distinct reasons for skips, with their counts.
@@ -229,6 +252,18 @@ pub struct Results {
     pub fuzz_time: Duration,
     /// Time spent shrinking.
     pub shrink_time: Duration,
+}
+
+impl Results {
+    /// The disagreements counted apart of one class.
+    pub fn apart_of(&self, class: Class) -> impl Iterator<Item = &Tally> {
+        self.apart.iter().filter(move |tally| tally.class == class)
+    }
+
+    /// Runs whose disagreement was counted apart as `class`.
+    pub fn runs_apart(&self, class: Class) -> u64 {
+        self.apart_of(class).map(|tally| tally.count).sum()
+    }
 }
 
 impl Results {
@@ -243,6 +278,7 @@ impl Results {
             .findings
             .iter()
             .map(|finding| Tally {
+                class: Class::Finding,
                 key: finding.key.clone(),
                 count: finding.count,
                 first_run: finding.first_run,
@@ -267,8 +303,9 @@ pub enum Checked {
         /// Why.
         reason: String,
     },
-    /// They disagree on a point the spec leaves open: not a finding.
-    ImplementationDefined(Box<Disagreement>),
+    /// They disagree on a point the spec does not decide (see [`Disagreement::class`]):
+    /// not a finding.
+    Apart(Box<Disagreement>),
     /// They disagree: a finding.
     Finding(Box<Disagreement>),
 }
@@ -297,8 +334,8 @@ pub fn check_input(
     match differential.compare(validator, source.format(), prepared.input()) {
         Comparison::Agree => Checked::Agreed,
         Comparison::Skipped { reason } => Checked::Skipped { reason },
-        Comparison::Disagree(disagreement) if disagreement.implementation_defined => {
-            Checked::ImplementationDefined(disagreement)
+        Comparison::Disagree(disagreement) if !disagreement.is_finding() => {
+            Checked::Apart(disagreement)
         }
         Comparison::Disagree(disagreement) => Checked::Finding(disagreement),
     }
@@ -340,19 +377,22 @@ struct Seen {
     data: Vec<u8>,
     summary: String,
     original_size: usize,
+    targets: Vec<String>,
     disagreement: Disagreement,
+    /// Whether that run's input isolates the finding already.
+    isolating: bool,
 }
 
 /// What the workers share while fuzzing.
 #[derive(Default)]
 struct Tracker {
     findings: BTreeMap<Key, Seen>,
-    open: BTreeMap<Key, Tally>,
+    apart: BTreeMap<(Class, Key), Tally>,
     untracked: u64,
     agreed: u64,
     skipped: u64,
     unusable: u64,
-    implementation_defined: u64,
+    apart_runs: u64,
     skip_reasons: BTreeMap<String, u64>,
 }
 
@@ -362,18 +402,20 @@ impl Tracker {
         run: u64,
         elapsed: Duration,
         data: &[u8],
-        summary: &str,
-        size: usize,
+        sample: &Sample,
         disagreement: Disagreement,
     ) {
-        let key = disagreement.key();
-        let tracked = self.findings.len() + self.open.len();
-        if disagreement.implementation_defined {
-            self.implementation_defined += 1;
-            if tracked >= MAX_KEYS && !self.open.contains_key(&key) {
+        let key = disagreement.key_for(&sample.targets);
+        let tracked = self.findings.len() + self.apart.len();
+        if !disagreement.is_finding() {
+            self.apart_runs += 1;
+            let class = disagreement.class;
+            let slot = (class, key.clone());
+            if tracked >= MAX_KEYS && !self.apart.contains_key(&slot) {
                 return;
             }
-            let tally = self.open.entry(key.clone()).or_insert(Tally {
+            let tally = self.apart.entry(slot).or_insert(Tally {
+                class,
                 key,
                 count: 0,
                 first_run: run,
@@ -386,6 +428,7 @@ impl Tracker {
             self.untracked += 1;
             return;
         }
+        let isolating = disagreement.isolates(&key);
         let seen = self.findings.entry(key).or_insert_with(|| Seen {
             count: 0,
             first_run: u64::MAX,
@@ -393,18 +436,23 @@ impl Tracker {
             data: Vec::new(),
             summary: String::new(),
             original_size: 0,
+            targets: Vec::new(),
             disagreement: disagreement.clone(),
+            isolating: false,
         });
         seen.count += 1;
-        // The lowest run stands for the finding, so the result does not depend on which
-        // worker got there first.
-        if run < seen.first_run {
+        seen.found_after = seen.found_after.min(elapsed);
+        // The lowest run whose input isolates the finding stands for it (else the lowest
+        // run), so the result does not depend on which worker got there first, and the
+        // shrink starts from the cleanest input seen.
+        if (!isolating, run) < (!seen.isolating, seen.first_run) {
             seen.first_run = run;
-            seen.found_after = seen.found_after.min(elapsed);
             seen.data = data.to_vec();
-            seen.summary = summary.to_owned();
-            seen.original_size = size;
+            seen.summary = sample.summary.clone();
+            seen.original_size = sample.document.len();
+            seen.targets = sample.targets.clone();
             seen.disagreement = disagreement;
+            seen.isolating = isolating;
         }
     }
 
@@ -427,8 +475,9 @@ struct Campaign<'a> {
 
 /// Runs a campaign: fuzzes until `settings.runs` or `settings.duration` (or
 /// [`DEFAULT_DURATION`] when neither is set), then shrinks the first
-/// `settings.max_findings` distinct findings. `on_progress` is called from the calling
-/// thread about ten times a second.
+/// `settings.max_findings` distinct findings, all within the duration when there is one
+/// (see the module's documentation). `on_progress` is called from the calling thread
+/// about ten times a second.
 pub fn run(
     settings: &Settings,
     validator: &dyn Validator,
@@ -445,7 +494,8 @@ pub fn run(
     };
     let runs = AtomicU64::new(0);
     let tracker = Mutex::new(Tracker::default());
-    campaign.fuzz(&runs, &tracker, on_progress);
+    let deadline = campaign.deadline();
+    campaign.fuzz(&runs, &tracker, deadline, on_progress);
     let fuzz_time = campaign.started.elapsed();
     let tracker = tracker
         .into_inner()
@@ -457,6 +507,7 @@ pub fn run(
         .iter()
         .skip(settings.max_findings)
         .map(|(key, seen)| Tally {
+            class: Class::Finding,
             key: key.clone(),
             count: seen.count,
             first_run: seen.first_run,
@@ -468,12 +519,12 @@ pub fn run(
         phase: Phase::Fuzzing,
         runs,
         findings: seen.len() + unkept.len(),
-        implementation_defined: tracker.implementation_defined,
+        apart: tracker.apart_runs,
         elapsed: fuzz_time,
     };
-    let findings = campaign.shrink_all(seen, progress, on_progress);
-    let mut implementation_defined: Vec<Tally> = tracker.open.into_values().collect();
-    implementation_defined.sort_by_key(|tally| tally.first_run);
+    let findings = campaign.shrink_all(seen, progress, deadline, on_progress);
+    let mut apart: Vec<Tally> = tracker.apart.into_values().collect();
+    apart.sort_by_key(|tally| (tally.class, tally.first_run));
     Results {
         format: source.format(),
         settings: settings.clone(),
@@ -483,7 +534,7 @@ pub fn run(
         unusable: tracker.unusable,
         findings,
         unkept,
-        implementation_defined,
+        apart,
         untracked: tracker.untracked,
         skip_reasons: tracker.skip_reasons.into_iter().collect(),
         fuzz_time,
@@ -492,19 +543,29 @@ pub fn run(
 }
 
 impl Campaign<'_> {
-    /// The fuzzing phase: workers take run numbers in turn until the runs or the time are
-    /// used up.
-    fn fuzz(
-        &self,
-        runs: &AtomicU64,
-        tracker: &Mutex<Tracker>,
-        on_progress: Option<&(dyn Fn(&Progress) + Sync)>,
-    ) {
+    /// When the whole campaign must end, if it has a duration.
+    fn deadline(&self) -> Option<Instant> {
         let duration = match (self.settings.runs, self.settings.duration) {
             (None, None) => Some(DEFAULT_DURATION),
             (_, duration) => duration,
         };
-        let deadline = duration.map(|duration| self.started + duration);
+        duration.map(|duration| self.started + duration)
+    }
+
+    /// The fuzzing phase: workers take run numbers in turn until the runs or the time are
+    /// used up; once a finding is held, fuzzing leaves the last share of the time to
+    /// shrinking.
+    fn fuzz(
+        &self,
+        runs: &AtomicU64,
+        tracker: &Mutex<Tracker>,
+        deadline: Option<Instant>,
+        on_progress: Option<&(dyn Fn(&Progress) + Sync)>,
+    ) {
+        let early = deadline.map(|deadline| {
+            let total = deadline.saturating_duration_since(self.started);
+            deadline - total / SHRINK_SHARE
+        });
         let next = AtomicU64::new(0);
         let stop = AtomicBool::new(false);
         let workers = self.settings.jobs.max(1);
@@ -512,7 +573,7 @@ impl Campaign<'_> {
         std::thread::scope(|scope| {
             for _ in 0..workers {
                 scope.spawn(|| {
-                    self.worker(&next, &stop, deadline, runs, tracker);
+                    self.worker(&next, &stop, (deadline, early), runs, tracker);
                     active.fetch_sub(1, Ordering::SeqCst);
                 });
             }
@@ -523,7 +584,7 @@ impl Campaign<'_> {
                         phase: Phase::Fuzzing,
                         runs: runs.load(Ordering::Relaxed),
                         findings: tracker.findings.len(),
-                        implementation_defined: tracker.implementation_defined,
+                        apart: tracker.apart_runs,
                         elapsed: self.started.elapsed(),
                     });
                 }
@@ -539,7 +600,7 @@ impl Campaign<'_> {
         &self,
         next: &AtomicU64,
         stop: &AtomicBool,
-        deadline: Option<Instant>,
+        (deadline, early): (Option<Instant>, Option<Instant>),
         runs: &AtomicU64,
         tracker: &Mutex<Tracker>,
     ) {
@@ -549,7 +610,10 @@ impl Campaign<'_> {
                 .unwrap_or_else(|poisoned| poisoned.into_inner())
         };
         loop {
-            if stop.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d) {
+            let now = Instant::now();
+            let over = deadline.is_some_and(|d| now >= d)
+                || early.is_some_and(|e| now >= e && !lock().findings.is_empty());
+            if stop.load(Ordering::Relaxed) || over {
                 stop.store(true, Ordering::Relaxed);
                 return;
             }
@@ -579,24 +643,22 @@ impl Campaign<'_> {
                 None => tracker.unusable += 1,
                 Some((_, Comparison::Agree)) => tracker.agreed += 1,
                 Some((_, Comparison::Skipped { reason })) => tracker.skipped(reason),
-                Some((sample, Comparison::Disagree(disagreement))) => tracker.disagreed(
-                    run,
-                    elapsed,
-                    &data,
-                    &sample.summary,
-                    sample.document.len(),
-                    *disagreement,
-                ),
+                Some((sample, Comparison::Disagree(disagreement))) => {
+                    tracker.disagreed(run, elapsed, &data, &sample, *disagreement);
+                }
             }
         }
     }
 
     /// The shrinking phase: the kept findings, shrunk in parallel, each within its own
-    /// budget.
+    /// budget of trials and, when the campaign has a deadline, its share of the time left:
+    /// a worker gives each finding it takes the time left divided by the findings it may
+    /// still have to take.
     fn shrink_all(
         &self,
         seen: Vec<(Key, Seen)>,
         progress: Progress,
+        deadline: Option<Instant>,
         on_progress: Option<&(dyn Fn(&Progress) + Sync)>,
     ) -> Vec<Finding> {
         let total = seen.len();
@@ -607,8 +669,8 @@ impl Campaign<'_> {
         let done = AtomicUsize::new(0);
         let results: Mutex<Vec<Option<Finding>>> = Mutex::new(vec![None; total]);
         let started = Instant::now();
+        let workers = self.settings.jobs.max(1).min(total.max(1));
         std::thread::scope(|scope| {
-            let workers = self.settings.jobs.max(1).min(total.max(1));
             let mut handles = Vec::new();
             for _ in 0..workers {
                 handles.push(scope.spawn(|| loop {
@@ -616,7 +678,12 @@ impl Campaign<'_> {
                     let Some((key, seen)) = seen.get(index) else {
                         break;
                     };
-                    let finding = self.shrink_one(key, seen);
+                    let slice = deadline.map(|deadline| {
+                        let left = deadline.saturating_duration_since(Instant::now());
+                        let mine = (total - index).div_ceil(workers) as u32;
+                        Instant::now() + left / mine.max(1)
+                    });
+                    let finding = self.shrink_one(key, seen, slice);
                     results.lock().unwrap_or_else(|p| p.into_inner())[index] = Some(finding);
                     done.fetch_add(1, Ordering::Relaxed);
                 }));
@@ -643,18 +710,23 @@ impl Campaign<'_> {
             .collect()
     }
 
-    /// Shrinks one finding: its fuzz input first, then its document, keeping only
-    /// candidates that disagree the same way ([`Disagreement::matches`]). A timeout is not
-    /// shrunk (every trial could take the whole timeout), nor is a finding that does not
-    /// come back when its run is repeated.
-    fn shrink_one(&self, key: &Key, seen: &Seen) -> Finding {
+    /// Shrinks one finding: its fuzz input first, then its document (as JSON values when
+    /// it is JSON, then as bytes), keeping only candidates that disagree the same way
+    /// ([`Disagreement::matches`]) and on which the oracle reports no more about other
+    /// rules ([`Disagreement::noise`]): an input that isolates the finding keeps doing so,
+    /// and one that does not yet may come to. A timeout is not shrunk (every trial could
+    /// take the whole timeout), nor is a finding that does not come back when its run is
+    /// repeated. `until` ends the shrink early (the campaign's deadline).
+    fn shrink_one(&self, key: &Key, seen: &Seen, until: Option<Instant>) -> Finding {
         let steps = if key.kind == Kind::Timeout {
             0
         } else {
             self.settings.shrink_steps
         };
-        let budget = Budget::new(steps);
+        let budget = Budget::new(steps).until(until);
         let format = self.source.format();
+        // The noise of the last kept candidate: a candidate may not add to it.
+        let noise = Cell::new(usize::MAX);
         let trial = |data: &[u8], document: &[u8]| -> Option<Disagreement> {
             if !budget.spend() {
                 return None;
@@ -663,7 +735,9 @@ impl Campaign<'_> {
             self.differential
                 .compare(self.validator, format, prepared.input())
                 .finding()
-                .filter(|disagreement| disagreement.matches(key))
+                .filter(|disagreement| {
+                    disagreement.matches(key) && disagreement.noise(key) <= noise.get()
+                })
         };
         let original = self.source.document(&seen.data);
         let unshrunk = |reproduced: bool| Finding {
@@ -681,17 +755,26 @@ impl Campaign<'_> {
             disagreement: seen.disagreement.clone(),
             shrink_steps: budget.spent(),
             reproduced,
+            isolating: seen.isolating,
+            targets: seen.targets.clone(),
         };
         let Some(sample) = &original else {
             return unshrunk(false);
         };
-        let Some(mut last) = trial(&seen.data, &sample.document) else {
-            // A timeout is not tried again; anything else that does not come back is a
-            // validator answering one input two ways.
-            return unshrunk(steps == 0);
+        let Some(first) = trial(&seen.data, &sample.document) else {
+            // A timeout is not tried again, nor is anything once the time is up; anything
+            // else that does not come back is a validator answering one input two ways.
+            return unshrunk(steps == 0 || budget.exhausted());
+        };
+        noise.set(first.noise(key));
+        let last = RefCell::new(first);
+        let keep = |disagreement: Disagreement| {
+            noise.set(disagreement.noise(key));
+            *last.borrow_mut() = disagreement;
+            true
         };
         // The choices get half the trials, so the document's bytes always get their turn.
-        let choices_budget = Budget::new(steps / 2);
+        let choices_budget = Budget::new(steps / 2).until(until);
         let data = shrink::choices(&seen.data, &choices_budget, &mut |candidate| {
             if !choices_budget.spend() {
                 return false;
@@ -699,27 +782,16 @@ impl Campaign<'_> {
             let Some(sample) = self.source.document(candidate) else {
                 return false;
             };
-            match trial(candidate, &sample.document) {
-                Some(disagreement) => {
-                    last = disagreement;
-                    true
-                }
-                None => false,
-            }
+            trial(candidate, &sample.document).is_some_and(keep)
         });
         let start = self
             .source
             .document(&data)
             .map_or_else(|| sample.document.clone(), |sample| sample.document);
-        let document = shrink::document(&start, &budget, &mut |candidate| match trial(
-            &data, candidate,
-        ) {
-            Some(disagreement) => {
-                last = disagreement;
-                true
-            }
-            None => false,
-        });
+        let mut still = |candidate: &[u8]| trial(&data, candidate).is_some_and(keep);
+        let start = shrink::json(&start, &budget, &mut still).unwrap_or(start);
+        let document = shrink::document(&start, &budget, &mut still);
+        let disagreement = last.into_inner();
         Finding {
             key: key.clone(),
             count: seen.count,
@@ -729,9 +801,11 @@ impl Campaign<'_> {
             original_size: seen.original_size,
             data,
             document,
-            disagreement: last,
+            isolating: disagreement.isolates(key),
+            disagreement,
             shrink_steps: budget.spent(),
             reproduced: true,
+            targets: seen.targets.clone(),
         }
     }
 }

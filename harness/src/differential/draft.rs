@@ -5,6 +5,12 @@
 //! ([`write_finding`]), as REVIEW comments, so the draft is one file a reviewer reads
 //! top to bottom.
 //!
+//! A finding's draft passes the corpus self-check as written: its diagnostics are the
+//! reference's, those of rules that do not decide in the campaign's profile marked
+//! `optional`. It names the existing cases of the finding's rule, and says when one of
+//! them already has the same input shape ([`shape`]), so a reviewer can tell a new
+//! question from a new spelling of an old one.
+//!
 //! A draft is not the contract: its verdict is the reference's output at the time, and a
 //! person decides the verdict from the spec before the REVIEW lines go.
 
@@ -14,7 +20,6 @@ use sha2::{Digest, Sha256};
 use soulcheck_vocabulary::{Format, Severity};
 
 use super::campaign::{Finding, Source};
-use crate::catalogue::Catalogue;
 use crate::validator::{Diagnostic, Observation, Outcome};
 
 /// The header every draft starts with: what the reviewer must do before committing.
@@ -39,6 +44,9 @@ pub struct Draft {
     pub input: String,
     /// The reference's diagnostics; the verdict and the rules follow from them.
     pub diagnostics: Vec<Diagnostic>,
+    /// Rules whose diagnostics are written `optional = true` (the open readings beside a
+    /// finding: a validator may report them or not).
+    pub optional_rules: Vec<String>,
     /// More REVIEW comment lines after the header (without the `# `).
     pub notes: Vec<String>,
 }
@@ -85,6 +93,9 @@ impl Draft {
             }
             if default_severity(&diagnostic.rule) != Some(diagnostic.severity) {
                 toml.push_str(&format!("severity = \"{}\"\n", diagnostic.severity));
+            }
+            if self.optional_rules.contains(&diagnostic.rule) {
+                toml.push_str("optional = true\n");
             }
         }
         toml
@@ -183,6 +194,69 @@ pub fn finding_id(finding: &Finding, format: Format) -> String {
     clean.trim_matches('-').to_owned()
 }
 
+/// An existing case, as a draft compares itself with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Existing {
+    /// Its ID.
+    pub id: String,
+    /// The rules it exercises.
+    pub rules: Vec<String>,
+    /// Its input's [`shape`], when the input is one document.
+    pub shape: Option<String>,
+}
+
+/// The shape of a document: for JSON, its structure with every string, number and boolean
+/// standing for its type (keys kept: they are the structure); otherwise its text with
+/// every run of letters and digits as `w` and every run of blanks as one space. Two
+/// inputs of one shape ask the same question in other words.
+pub fn shape(bytes: &[u8]) -> String {
+    fn skeleton(value: &serde_json::Value, out: &mut String) {
+        match value {
+            serde_json::Value::Null => out.push('0'),
+            serde_json::Value::Bool(_) => out.push('b'),
+            serde_json::Value::Number(_) => out.push('n'),
+            serde_json::Value::String(text) if text.is_empty() => out.push('e'),
+            serde_json::Value::String(_) => out.push('s'),
+            serde_json::Value::Array(items) => {
+                out.push('[');
+                for item in items {
+                    skeleton(item, out);
+                    out.push(',');
+                }
+                out.push(']');
+            }
+            serde_json::Value::Object(members) => {
+                out.push('{');
+                for (key, member) in members {
+                    out.push_str(&format!("{key:?}:"));
+                    skeleton(member, out);
+                    out.push(',');
+                }
+                out.push('}');
+            }
+        }
+    }
+    if let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) {
+        let mut out = String::from("json:");
+        skeleton(&value, &mut out);
+        return out;
+    }
+    let mut out = String::from("text:");
+    for c in String::from_utf8_lossy(bytes).chars() {
+        let c = if c.is_alphanumeric() {
+            'w'
+        } else if c == ' ' || c == '\t' {
+            ' '
+        } else {
+            c
+        };
+        if !((c == 'w' || c == ' ') && out.ends_with(c)) {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Where a finding came from, for its REVIEW notes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Origin<'a> {
@@ -195,16 +269,20 @@ pub struct Origin<'a> {
 }
 
 /// Writes a finding as a draft case `<out>/<format>/<id>/`: the shrunk input and a
-/// `case.toml` with the oracle's verdict and diagnostics, the REVIEW header, how the
-/// finding was found and what the validator said. An existing draft of the same ID (the
-/// same input) is overwritten. Returns the case directory.
+/// `case.toml` with the oracle's verdict and diagnostics (those of rules that do not
+/// decide in `profile` optional), the REVIEW header, how the finding was found, whether
+/// its input isolates it, the `existing` cases of its rule (and one of the same input
+/// shape, if any) and what the validator said. An existing draft of the same ID (the same
+/// input) is overwritten. Returns the case directory.
 pub fn write_finding(
     out: &Path,
     finding: &Finding,
     source: &dyn Source,
-    catalogue: &Catalogue,
+    differential: &super::Differential<'_>,
+    existing: &[Existing],
     origin: &Origin<'_>,
 ) -> std::io::Result<PathBuf> {
+    let catalogue = differential.catalogue;
     let format = source.format();
     let dir = out.join(format.name()).join(finding_id(finding, format));
     std::fs::create_dir_all(&dir)?;
@@ -239,6 +317,12 @@ pub fn write_finding(
         notes.push(format!("reproduce: {command}"));
     }
     notes.push(format!("generator: {}", finding.summary));
+    notes.push(if finding.isolating {
+        "isolating: the reference reports only this finding's rule on the input".to_owned()
+    } else {
+        "not isolating: the reference reports other rules too; reduce the input to the finding's rule before committing".to_owned()
+    });
+    notes.extend(related(finding, existing));
     notes.push(format!("{}: {}", finding.key.kind, disagreement.explain()));
     notes.push(format!(
         "below: the oracle's verdict and diagnostics; {} said:",
@@ -246,15 +330,69 @@ pub fn write_finding(
     ));
     notes.extend(validator_said(disagreement));
     let diagnostics = disagreement.oracle.diagnostics.clone().unwrap_or_default();
+    let mut optional_rules: Vec<String> = Vec::new();
+    for diagnostic in &diagnostics {
+        if !differential.decides(&diagnostic.rule) && !optional_rules.contains(&diagnostic.rule) {
+            optional_rules.push(diagnostic.rule.clone());
+        }
+    }
+    if !optional_rules.is_empty() {
+        notes.push(format!(
+            "optional below: {} (not deciding in the {} profile)",
+            optional_rules.join(", "),
+            differential.profile
+        ));
+    }
     let draft = Draft {
         description,
         input,
         diagnostics,
+        optional_rules,
         notes,
     };
     let default_severity = |rule: &str| catalogue.get(rule).map(|rule| rule.severity);
     std::fs::write(dir.join("case.toml"), draft.render(&default_severity))?;
     Ok(dir)
+}
+
+/// REVIEW lines naming the existing cases of the finding's rule, and the first of them
+/// whose input has the shrunk input's shape.
+fn related(finding: &Finding, existing: &[Existing]) -> Vec<String> {
+    const NAMED: usize = 12;
+    let Some(rule) = &finding.key.rule else {
+        return Vec::new();
+    };
+    let same_rule: Vec<&Existing> = existing
+        .iter()
+        .filter(|case| case.rules.contains(rule))
+        .collect();
+    if same_rule.is_empty() {
+        return vec![format!("no existing case exercises {rule}")];
+    }
+    let mut names: Vec<&str> = same_rule
+        .iter()
+        .take(NAMED)
+        .map(|c| c.id.as_str())
+        .collect();
+    if same_rule.len() > NAMED {
+        names.push("...");
+    }
+    let mut lines = vec![format!(
+        "existing cases of {rule} ({}): {}",
+        same_rule.len(),
+        names.join(", ")
+    )];
+    let mine = shape(&finding.document);
+    lines.push(
+        match same_rule.iter().find(|case| case.shape.as_deref() == Some(mine.as_str())) {
+            Some(case) => format!(
+                "{} already covers this input's shape; commit this draft only if it asks something that case does not",
+                case.id
+            ),
+            None => "no existing case of this rule has this input's shape".to_owned(),
+        },
+    );
+    lines
 }
 
 /// The validator's answer as comment lines: its output streams when it ran as a process,
@@ -335,6 +473,7 @@ mod tests {
                 },
             ],
             notes: vec!["said:\u{1}".to_owned()],
+            optional_rules: Vec::new(),
         };
         let text = draft.render(&|_| Some(Severity::Error));
         assert_eq!(

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use soulcheck_vocabulary::{Format, Profile};
 
 use super::campaign::{Finding, Results, Tally};
-use super::Kind;
+use super::{Class, Kind};
 use crate::report::jsonl::Lines;
 use crate::runner::Grading;
 use crate::validator::{Evidence, Implementation, Outcome};
@@ -96,15 +96,22 @@ pub struct Shrunk {
     /// What the validator printed, when it ran as a process.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence: Option<Evidence>,
+    /// Whether the shrunk input isolates the finding: the oracle reports only its rule.
+    pub isolating: bool,
+    /// The rules the generator's mutation targeted.
+    pub targets: Vec<String>,
     /// The draft case directory, when one was written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub case: Option<String>,
 }
 
-/// One distinct implementation-defined disagreement.
+/// One distinct disagreement that is not a finding, counted apart.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OpenRecord {
-    /// The rule.
+    /// What it rests on: `strict-only`, `bound`, `implementation-defined` or
+    /// `unexplained`.
+    pub class: Class,
+    /// The reading it rests on (the rule), if one is named.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule: Option<String>,
     /// The kind of disagreement.
@@ -132,8 +139,16 @@ pub struct Footer {
     pub unusable: u64,
     /// Distinct findings.
     pub findings: usize,
+    /// Kept findings whose shrunk input isolates them.
+    pub isolating: usize,
+    /// Distinct strict-only disagreements.
+    pub strict_only: usize,
+    /// Distinct disagreements past the reference's bounds.
+    pub bound: usize,
     /// Distinct implementation-defined disagreements.
     pub implementation_defined: usize,
+    /// Distinct unexplained disagreements (a rejection naming no catalogued rule).
+    pub unexplained: usize,
     /// Seconds spent fuzzing.
     pub fuzz_seconds: f64,
     /// Seconds spent shrinking.
@@ -145,7 +160,7 @@ pub struct Footer {
 enum Line {
     Header(Box<Header>),
     Finding(Box<FindingRecord>),
-    ImplementationDefined(OpenRecord),
+    Apart(OpenRecord),
     Footer(Footer),
 }
 
@@ -180,6 +195,8 @@ impl FindingRecord {
                 validator,
                 diagnostics: disagreement.grading.clone(),
                 evidence: disagreement.validator.evidence.clone(),
+                isolating: finding.isolating,
+                targets: finding.targets.clone(),
                 case: case.map(|dir| dir.display().to_string()),
             }),
         }
@@ -209,7 +226,11 @@ impl Footer {
             skipped: results.skipped,
             unusable: results.unusable,
             findings: results.findings.len() + results.unkept.len(),
-            implementation_defined: results.implementation_defined.len(),
+            isolating: results.findings.iter().filter(|f| f.isolating).count(),
+            strict_only: results.apart_of(Class::StrictOnly).count(),
+            bound: results.apart_of(Class::Bound).count(),
+            implementation_defined: results.apart_of(Class::ImplementationDefined).count(),
+            unexplained: results.apart_of(Class::Unexplained).count(),
             fuzz_seconds: results.fuzz_time.as_secs_f64(),
             shrink_seconds: results.shrink_time.as_secs_f64(),
         }
@@ -240,9 +261,10 @@ impl Writer {
         self.line(&Line::Finding(Box::new(record)));
     }
 
-    /// Appends an implementation-defined disagreement.
-    pub fn implementation_defined(&self, tally: &Tally) {
-        self.line(&Line::ImplementationDefined(OpenRecord {
+    /// Appends a disagreement counted apart.
+    pub fn apart(&self, tally: &Tally) {
+        self.line(&Line::Apart(OpenRecord {
+            class: tally.class,
             rule: tally.key.rule.clone(),
             kind: tally.key.kind,
             count: tally.count,

@@ -4,13 +4,15 @@
 //! two answers differ.
 //!
 //! A corpus asks only the questions someone thought of; generated inputs ask the others.
-//! Where no case says what the answer must be, the oracle's answer stands in for it: a
-//! different verdict is a finding, and so is a diagnostics grade of `wrong` (the
-//! validator names a catalogued rule the oracle does not, or misses every one the oracle
-//! names) when the validator reports diagnostics at all. A disagreement that rests only
-//! on rules the spec leaves open (`suite` rules in the spec profile), or on a value the
-//! document repeats where repeated members are left open (which occurrence a reader
-//! keeps is its choice), is implementation-defined: counted apart, never a finding.
+//! Where no case says what the answer must be, the oracle's answer stands in for it. Every
+//! disagreement gets a [`Class`]: only one the spec (or the publisher's code) decides in
+//! the campaign's profile is a finding (a different verdict, or a diagnostics grade of
+//! `wrong` when the validator reports diagnostics at all). One resting only on rules the
+//! strict profile adds, on the reference's own bounds, or on points the spec leaves open
+//! (`suite` rules in the spec profile, or a value the document repeats where repeated
+//! members are left open) is counted apart with the reading named; a rejection that names
+//! no catalogued rule is unexplained, shown apart, never a finding. A crash, a timeout or
+//! a broken protocol is always a finding: no reading of the spec makes one right.
 //!
 //! [`Differential::compare`] judges one input; [`check_one`] is the short form for a fuzz
 //! target. [`campaign`] runs many generated inputs in parallel, deduplicates what it finds
@@ -33,6 +35,7 @@ use crate::catalogue::Catalogue;
 use crate::corpus::{Expectation, ExpectedDiagnostic, ExpectedVerdict};
 use crate::runner::{grade_against, profile_context, Grade, Grading, Strictness};
 use crate::validator::{Answer, Input, Observation, Outcome, Request, Validator};
+use soulcheck_vocabulary::catalogue::RuleKind;
 
 /// The case ID requests of a differential check carry (a validator may log it).
 pub const REQUEST_ID: &str = "differential";
@@ -118,6 +121,55 @@ impl fmt::Display for Key {
     }
 }
 
+/// What a disagreement rests on, and so whether it is a finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Class {
+    /// A rule that decides in the campaign's profile (the spec's text, or the publisher's
+    /// code on every path), or a crash, timeout or broken protocol: a finding.
+    Finding,
+    /// Only rules the strict profile adds (the spec allows what they refuse).
+    StrictOnly,
+    /// Only a bound of the reference's own (a size, depth or entry limit), never a rule
+    /// of the spec.
+    Bound,
+    /// Only points the spec leaves open: `suite` rules in the spec profile, or a value the
+    /// document repeats where which occurrence counts is open.
+    ImplementationDefined,
+    /// The validator rejects what the oracle accepts and names no catalogued rule: there
+    /// is nothing to hold its reason against.
+    Unexplained,
+}
+
+impl Class {
+    /// Every class, in the order summaries list them.
+    pub const ALL: &'static [Class] = &[
+        Class::Finding,
+        Class::StrictOnly,
+        Class::Bound,
+        Class::ImplementationDefined,
+        Class::Unexplained,
+    ];
+
+    /// The class's name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Finding => "finding",
+            Class::StrictOnly => "strict-only",
+            Class::Bound => "bound",
+            Class::ImplementationDefined => "implementation-defined",
+            Class::Unexplained => "unexplained",
+        }
+    }
+}
+
+impl fmt::Display for Class {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// One input on which the validator and the oracle disagree.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Disagreement {
@@ -129,10 +181,9 @@ pub struct Disagreement {
     /// `missed-diagnostics` the oracle's rules it misses. Empty for crashes, timeouts and
     /// protocol errors.
     pub rules: Vec<String>,
-    /// Whether the spec leaves the point open: every rule the disagreement rests on is a
-    /// `suite` rule (or strict-only) and the profile is `spec`. Counted apart, never a
-    /// finding.
-    pub implementation_defined: bool,
+    /// What the disagreement rests on: only [`Class::Finding`] is a finding; the others
+    /// are counted apart, each with the reading they rest on.
+    pub class: Class,
     /// What the oracle said.
     pub oracle: Observation,
     /// What the validator said, with what it printed.
@@ -151,10 +202,45 @@ impl Disagreement {
         }
     }
 
-    /// Whether this is a finding (not implementation-defined) of the same kind about the
-    /// same rule as `key`: what a shrunk input must keep.
+    /// The key of this disagreement when a generator aimed its mutation at `targets`: the
+    /// first targeted rule it is about stands for it, so one deviation is one finding
+    /// whichever other rule also fired.
+    pub fn key_for(&self, targets: &[String]) -> Key {
+        let targeted = targets
+            .iter()
+            .find(|target| self.rules.iter().any(|rule| rule == *target));
+        Key {
+            rule: targeted.or(self.rules.first()).cloned(),
+            kind: self.kind,
+        }
+    }
+
+    /// Whether this is a finding.
+    pub fn is_finding(&self) -> bool {
+        self.class == Class::Finding
+    }
+
+    /// The oracle's diagnostics about another rule than `key`'s: what keeps the input from
+    /// isolating the finding. Zero when the input is otherwise valid and the oracle
+    /// reports only the finding's rule (for a rejection of a valid input: nothing at all).
+    pub fn noise(&self, key: &Key) -> usize {
+        self.oracle
+            .diagnostics
+            .iter()
+            .flatten()
+            .filter(|diagnostic| key.rule.as_deref() != Some(diagnostic.rule.as_str()))
+            .count()
+    }
+
+    /// Whether the input isolates the finding ([`Disagreement::noise`] is zero).
+    pub fn isolates(&self, key: &Key) -> bool {
+        self.noise(key) == 0
+    }
+
+    /// Whether this is a finding of the same kind about the same rule as `key`: what a
+    /// shrunk input must keep.
     pub fn matches(&self, key: &Key) -> bool {
-        !self.implementation_defined
+        self.is_finding()
             && self.kind == key.kind
             && match &key.rule {
                 Some(rule) => self.rules.iter().any(|r| r == rule),
@@ -223,8 +309,7 @@ pub enum Comparison {
     /// The validator agrees with the oracle: the same verdict, and diagnostics that are
     /// not graded `wrong` against the oracle's.
     Agree,
-    /// They disagree (a finding, or an implementation-defined point: see
-    /// [`Disagreement::implementation_defined`]).
+    /// They disagree (a finding, or a point counted apart: see [`Disagreement::class`]).
     Disagree(Box<Disagreement>),
     /// Nothing to compare: the validator declined the input, or the oracle could not
     /// check it.
@@ -238,9 +323,7 @@ impl Comparison {
     /// The disagreement, if it is a finding.
     pub fn finding(self) -> Option<Disagreement> {
         match self {
-            Comparison::Disagree(disagreement) if !disagreement.implementation_defined => {
-                Some(*disagreement)
-            }
+            Comparison::Disagree(disagreement) if disagreement.is_finding() => Some(*disagreement),
             _ => None,
         }
     }
@@ -325,11 +408,11 @@ impl<'a> Differential<'a> {
                 }
             }
         };
-        let implementation_defined = self.rests_on_open_points(kind, &rules, &oracle, &validator);
+        let (class, rules) = self.classify(kind, rules, &oracle, &validator);
         Comparison::Disagree(Box::new(Disagreement {
             kind,
             rules,
-            implementation_defined,
+            class,
             oracle,
             validator,
             grading,
@@ -387,55 +470,101 @@ impl<'a> Differential<'a> {
 
     /// Whether a rule decides definite verdicts in this run's profile: in `spec`, a `spec`
     /// or `upstream` rule; in `strict`, every rule (the strict profile makes the suite's
-    /// choices definite).
+    /// choices definite). A bound never decides: it is the reference's limit, not a rule
+    /// an implementation can break.
     pub fn decides(&self, rule: &str) -> bool {
         match self.catalogue.get(rule) {
+            Some(rule) if rule.kind == RuleKind::Bound => false,
             Some(rule) => self.profile == Profile::Strict || rule.decides_spec_verdicts(),
             // An uncatalogued rule is never the subject of a disagreement.
             None => true,
         }
     }
 
-    /// Whether a disagreement rests only on points the spec leaves open: the oracle's
-    /// rejection only on rules that decide nothing in this profile, or the validator's
-    /// rejection or extra diagnostics only on such rules.
-    fn rests_on_open_points(
+    /// The class of an open rule (one that does not decide in this profile).
+    fn open_class(&self, rule: &str) -> Class {
+        match self.catalogue.get(rule) {
+            Some(rule) if rule.kind == RuleKind::Bound => Class::Bound,
+            Some(rule) if rule.strict && self.profile == Profile::Spec => Class::StrictOnly,
+            _ => Class::ImplementationDefined,
+        }
+    }
+
+    /// The class of a disagreement, and the rules it is about (for a finding, only the
+    /// deciding ones; otherwise the open readings it rests on, the telling one first).
+    fn classify(
         &self,
         kind: Kind,
-        rules: &[String],
+        rules: Vec<String>,
         oracle: &Observation,
         validator: &Answer,
-    ) -> bool {
-        if kind == Kind::AcceptsInvalid && self.errors_rest_on_open_points(oracle) {
-            return true;
-        }
-        if rules.is_empty() || !rules.iter().all(|rule| !self.decides(rule)) {
-            return false;
-        }
+    ) -> (Class, Vec<String>) {
+        let open = |rules: Vec<String>| -> (Class, Vec<String>) {
+            let class = rules
+                .first()
+                .map_or(Class::ImplementationDefined, |rule| self.open_class(rule));
+            (class, rules)
+        };
         match kind {
-            Kind::AcceptsInvalid | Kind::UnexpectedDiagnostic | Kind::MissedDiagnostics => true,
-            // The validator's rejection rests on open points when every catalogued error
-            // it names is one.
-            Kind::RejectsValid => match &validator.outcome {
-                Outcome::Observed(observation) => {
-                    let errors = self.catalogued(observation, |d| d.severity == Severity::Error);
-                    !errors.is_empty() && errors.iter().all(|rule| !self.decides(rule))
+            Kind::Crash | Kind::Timeout | Kind::ProtocolError => (Class::Finding, rules),
+            Kind::AcceptsInvalid => {
+                let (deciding, open_errors) = self.oracle_errors(oracle);
+                if deciding.is_empty() {
+                    open(open_errors)
+                } else {
+                    (Class::Finding, deciding)
                 }
-                _ => false,
-            },
-            _ => false,
+            }
+            Kind::RejectsValid => {
+                let errors = match &validator.outcome {
+                    Outcome::Observed(observation) => {
+                        self.catalogued(observation, |d| d.severity == Severity::Error)
+                    }
+                    _ => Vec::new(),
+                };
+                if rules.is_empty() {
+                    return (Class::Unexplained, rules);
+                }
+                // The validator's rejection rests on open points when every catalogued
+                // error it names is one.
+                if !errors.is_empty() && errors.iter().all(|rule| !self.decides(rule)) {
+                    return open(errors);
+                }
+                if errors.is_empty() && rules.iter().all(|rule| !self.decides(rule)) {
+                    return open(rules);
+                }
+                let deciding: Vec<String> = rules
+                    .iter()
+                    .filter(|rule| self.decides(rule))
+                    .cloned()
+                    .collect();
+                (Class::Finding, deciding)
+            }
+            Kind::UnexpectedDiagnostic | Kind::MissedDiagnostics => {
+                let deciding: Vec<String> = rules
+                    .iter()
+                    .filter(|rule| self.decides(rule))
+                    .cloned()
+                    .collect();
+                if deciding.is_empty() && !rules.is_empty() {
+                    open(rules)
+                } else {
+                    (Class::Finding, deciding)
+                }
+            }
         }
     }
 }
 
 impl Differential<'_> {
-    /// Whether every catalogued error of the oracle's rejection is an open point: a rule
-    /// that decides nothing in this profile, or a rule about a value the document
-    /// repeats where repeating it is itself open. Which of two members with one name a
-    /// reader keeps is up to it where the catalogue leaves duplicate keys open (readers
-    /// differ: Go and Python keep the last), so an error the oracle finds in one occurrence
-    /// says nothing definite about a reader that kept the other.
-    fn errors_rest_on_open_points(&self, oracle: &Observation) -> bool {
+    /// The catalogued errors of the oracle's rejection, split into those that decide in
+    /// this profile and the open ones, each rule once in report order. An error about a
+    /// value the document repeats, where repeating it is itself open, is open whatever its
+    /// rule: which of two members with one name a reader keeps is up to it where the
+    /// catalogue leaves duplicate keys open (readers differ: Go and Python keep the last),
+    /// so an error the oracle finds in one occurrence says nothing definite about a reader
+    /// that kept the other.
+    fn oracle_errors(&self, oracle: &Observation) -> (Vec<String>, Vec<String>) {
         let diagnostics: Vec<&crate::Diagnostic> = oracle
             .diagnostics
             .iter()
@@ -452,18 +581,29 @@ impl Differential<'_> {
             .filter(|d| is_repeated_member(&d.rule) && !self.decides(&d.rule))
             .filter_map(|d| pointer(d))
             .collect();
-        !diagnostics.is_empty()
-            && diagnostics.iter().all(|d| {
-                !self.decides(&d.rule)
-                    || pointer(d).is_some_and(|at| {
-                        repeated.iter().any(|member| {
-                            at == *member
-                                || at
-                                    .strip_prefix(member.as_str())
-                                    .is_some_and(|rest| rest.starts_with('/'))
-                        })
-                    })
+        let under_repeated = |d: &crate::Diagnostic| {
+            pointer(d).is_some_and(|at| {
+                repeated.iter().any(|member| {
+                    at == *member
+                        || at
+                            .strip_prefix(member.as_str())
+                            .is_some_and(|rest| rest.starts_with('/'))
+                })
             })
+        };
+        let mut deciding: Vec<String> = Vec::new();
+        let mut open: Vec<String> = Vec::new();
+        for diagnostic in diagnostics {
+            let list = if self.decides(&diagnostic.rule) && !under_repeated(diagnostic) {
+                &mut deciding
+            } else {
+                &mut open
+            };
+            if !list.contains(&diagnostic.rule) {
+                list.push(diagnostic.rule.clone());
+            }
+        }
+        (deciding, open)
     }
 }
 

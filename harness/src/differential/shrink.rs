@@ -5,7 +5,10 @@
 //!    plainer characters, no mutation beyond the one that matters) while every candidate
 //!    stays a document the generator could build, so this stage simplifies the structure
 //!    without breaking the syntax.
-//! 2. [`document`]: the document's own bytes: first its largest tokens on their own (a
+//! 2. [`json`], when the document is JSON: its values, each member and item removed on
+//!    its own (the innermost first, so every removal leaves the others' places intact)
+//!    and each string value cut short. Keys are never edited, so they stay distinct.
+//! 3. [`document`]: the document's own bytes: first its largest tokens on their own (a
 //!    long string's text goes in one trial even where most cuts break the syntax), then
 //!    delta debugging over lines, then tokens (runs of letters and digits, and single
 //!    punctuation bytes), then characters (a UTF-8 sequence, or one byte that is not part
@@ -13,10 +16,14 @@
 //!    largest chunks first and halves their size until no single unit can go.
 //!
 //! Every candidate costs one trial of the caller's predicate, which runs the oracle and the
-//! validator; a [`Budget`] bounds the trials of one finding. Both stages are deterministic:
-//! the same finding and budget give the same shrunk input.
+//! validator; a [`Budget`] bounds the trials of one finding, and may end it at a deadline.
+//! Every stage is deterministic: the same finding and trial budget give the same shrunk
+//! input (a deadline can only end it sooner).
 
 use std::cell::Cell;
+use std::time::Instant;
+
+use serde_json::Value;
 
 /// The trials a shrink may spend (one trial: the oracle and the validator on one
 /// candidate). The predicate spends them; the shrinkers stop when none is left.
@@ -24,6 +31,7 @@ use std::cell::Cell;
 pub struct Budget {
     limit: usize,
     spent: Cell<usize>,
+    until: Option<Instant>,
 }
 
 impl Budget {
@@ -32,7 +40,13 @@ impl Budget {
         Budget {
             limit,
             spent: Cell::new(0),
+            until: None,
         }
+    }
+
+    /// The same budget, also used up at `until` (when given).
+    pub fn until(self, until: Option<Instant>) -> Budget {
+        Budget { until, ..self }
     }
 
     /// Spends one trial; false when none was left (the trial must not run).
@@ -44,9 +58,9 @@ impl Budget {
         true
     }
 
-    /// Whether every trial is spent.
+    /// Whether every trial is spent, or the deadline has passed.
     pub fn exhausted(&self) -> bool {
-        self.spent.get() >= self.limit
+        self.spent.get() >= self.limit || self.until.is_some_and(|until| Instant::now() >= until)
     }
 
     /// Trials spent so far.
@@ -84,6 +98,184 @@ pub fn choices(data: &[u8], budget: &Budget, still: &mut dyn FnMut(&[u8]) -> boo
         size /= 2;
     }
     data
+}
+
+/// Shrinks a JSON document as values: `None` when it is not JSON serde_json reads, when
+/// its pretty-printed form (the form every candidate takes) does not keep `still`, or when
+/// nothing made it smaller than `bytes`. The candidates are each object member and array
+/// item removed, and each string value cut to its first character or its first half,
+/// tried largest first (by the bytes they would save) so that a small trial budget goes
+/// where it saves most, in passes until one changes nothing. Keys are kept as they are:
+/// cut keys collide. A place made stale by an earlier removal in the same pass (an array's
+/// later items move up) is still a candidate the predicate judges like any other.
+pub fn json(
+    bytes: &[u8],
+    budget: &Budget,
+    still: &mut dyn FnMut(&[u8]) -> bool,
+) -> Option<Vec<u8>> {
+    let mut value: Value = serde_json::from_slice(bytes).ok()?;
+    let render = |value: &Value| {
+        let mut text = serde_json::to_vec_pretty(value).unwrap_or_default();
+        text.push(b'\n');
+        text
+    };
+    let printed = render(&value);
+    if printed != bytes && (budget.exhausted() || !still(&printed)) {
+        return None;
+    }
+    // Passes until one changes nothing: a removal moves the items after it up, so the
+    // next pass sees the places as they now are.
+    let mut changed = true;
+    while changed && !budget.exhausted() {
+        changed = false;
+        let mut places = Vec::new();
+        collect_places(&value, &mut Vec::new(), &mut places);
+        let mut candidates: Vec<(usize, Edit)> = places
+            .into_iter()
+            .map(|(size, path)| (size, Edit::Remove(path)))
+            .collect();
+        let mut strings = Vec::new();
+        collect_strings(&value, &mut Vec::new(), &mut strings);
+        for (length, path) in strings {
+            candidates.push((
+                length.saturating_sub(1),
+                Edit::Shorten(path.clone(), Cut::First),
+            ));
+            candidates.push((length / 2, Edit::Shorten(path, Cut::Half)));
+        }
+        // Largest saving first; among equals, document order (the sort is stable).
+        candidates.sort_by_key(|(saving, _)| std::cmp::Reverse(*saving));
+        for (_, edit) in candidates {
+            if budget.exhausted() {
+                break;
+            }
+            let mut candidate = value.clone();
+            let applied = match &edit {
+                Edit::Remove(path) => remove_at(&mut candidate, path),
+                Edit::Shorten(path, cut) => shorten_at(&mut candidate, path, *cut),
+            };
+            if applied && candidate != value && still(&render(&candidate)) {
+                value = candidate;
+                changed = true;
+            }
+        }
+    }
+    let shrunk = render(&value);
+    (shrunk.len() < bytes.len()).then_some(shrunk)
+}
+
+/// One change [`json`] tries.
+#[derive(Debug, Clone)]
+enum Edit {
+    Remove(Vec<Step>),
+    Shorten(Vec<Step>, Cut),
+}
+
+/// One step from a JSON value to one inside it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Step {
+    Member(String),
+    Item(usize),
+}
+
+/// Every member and item below `value` with the bytes it takes (compact), in document
+/// order (a container before what it holds).
+fn collect_places(value: &Value, path: &mut Vec<Step>, out: &mut Vec<(usize, Vec<Step>)>) {
+    let size = |value: &Value| serde_json::to_vec(value).map_or(0, |text| text.len());
+    match value {
+        Value::Object(members) => {
+            for (key, member) in members {
+                path.push(Step::Member(key.clone()));
+                out.push((size(member) + key.len(), path.clone()));
+                collect_places(member, path, out);
+                path.pop();
+            }
+        }
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                path.push(Step::Item(index));
+                out.push((size(item), path.clone()));
+                collect_places(item, path, out);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Every string value (not key) of more than one character below `value`, with its
+/// length in bytes, in document order.
+fn collect_strings(value: &Value, path: &mut Vec<Step>, out: &mut Vec<(usize, Vec<Step>)>) {
+    match value {
+        Value::String(text) if text.chars().nth(1).is_some() => {
+            out.push((text.len(), path.clone()))
+        }
+        Value::Object(members) => {
+            for (key, member) in members {
+                path.push(Step::Member(key.clone()));
+                collect_strings(member, path, out);
+                path.pop();
+            }
+        }
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                path.push(Step::Item(index));
+                collect_strings(item, path, out);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The value at `path`, if it is there.
+fn at_mut<'v>(value: &'v mut Value, path: &[Step]) -> Option<&'v mut Value> {
+    path.iter()
+        .try_fold(value, |value, step| match (value, step) {
+            (Value::Object(members), Step::Member(key)) => members.get_mut(key),
+            (Value::Array(items), Step::Item(index)) => items.get_mut(*index),
+            _ => None,
+        })
+}
+
+/// Removes the member or item at `path` (keeping the order of the others); false when it
+/// is not there.
+fn remove_at(value: &mut Value, path: &[Step]) -> bool {
+    let Some((last, parent)) = path.split_last() else {
+        return false;
+    };
+    match (at_mut(value, parent), last) {
+        (Some(Value::Object(members)), Step::Member(key)) => members.shift_remove(key).is_some(),
+        (Some(Value::Array(items)), Step::Item(index)) if *index < items.len() => {
+            items.remove(*index);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// How a string value is cut short.
+#[derive(Debug, Clone, Copy)]
+enum Cut {
+    First,
+    Half,
+}
+
+/// Cuts the string at `path` short; false when there is none or it is short already.
+fn shorten_at(value: &mut Value, path: &[Step], cut: Cut) -> bool {
+    let Some(Value::String(text)) = at_mut(value, path) else {
+        return false;
+    };
+    let count = text.chars().count();
+    let keep = match cut {
+        Cut::First => 1,
+        Cut::Half => count / 2,
+    };
+    if keep == 0 || keep >= count {
+        return false;
+    }
+    *text = text.chars().take(keep).collect();
+    true
 }
 
 /// Shrinks a document by delta debugging over its lines, then its tokens, then its
@@ -266,6 +458,29 @@ mod tests {
         });
         assert!(trials <= 50);
         assert!(shrunk.len() <= text.len());
+    }
+
+    #[test]
+    fn json_shrinks_by_values_and_keeps_keys() {
+        let text = br#"{"keep": {"inner": [1, 2, "needle-and-more"], "other": true}, "drop": [3, 4], "b": "bbbbbb"}"#;
+        let budget = Budget::new(1_000);
+        let shrunk = json(text, &budget, &mut |candidate| {
+            budget.spend();
+            let value: Value = serde_json::from_slice(candidate).expect("JSON");
+            // Holds while a string starting with `n` sits under `keep` and `b` is there.
+            value["keep"]["inner"].as_array().is_some_and(|items| {
+                items
+                    .iter()
+                    .any(|item| item.as_str().is_some_and(|s| s.starts_with('n')))
+            }) && value.get("b").is_some()
+        })
+        .expect("JSON");
+        let value: Value = serde_json::from_slice(&shrunk).unwrap();
+        assert_eq!(
+            value,
+            serde_json::json!({"keep": {"inner": ["n"]}, "b": "b"})
+        );
+        assert!(json(b"not json", &budget, &mut |_| true).is_none());
     }
 
     #[test]

@@ -112,7 +112,7 @@ fn a_verdict_disagreement_names_its_rule() {
             kind: Kind::RejectsValid
         }
     );
-    assert!(!found.implementation_defined);
+    assert!(found.is_finding());
     let found = disagreement(compare(reject(rule), accept(), Profile::Spec));
     assert_eq!(
         found.key(),
@@ -134,6 +134,16 @@ fn a_verdict_disagreement_names_its_rule() {
             kind: Kind::RejectsValid
         }
     );
+    assert_eq!(
+        found.class,
+        Class::Unexplained,
+        "shown apart, never a finding"
+    );
+    assert!(
+        compare(accept(), observed(Verdict::Reject, None), Profile::Spec)
+            .finding()
+            .is_none()
+    );
 }
 
 #[test]
@@ -141,7 +151,11 @@ fn suite_rules_are_implementation_defined_in_the_spec_profile_only() {
     // soul-kit.json.bom is a suite rule: the spec does not say whether a BOM is allowed.
     let suite = "soul-kit.json.bom";
     let found = disagreement(compare(reject(suite), accept(), Profile::Spec));
-    assert!(found.implementation_defined);
+    assert_eq!(
+        found.class,
+        Class::StrictOnly,
+        "a strict-only rule since Corpus 3"
+    );
     assert_eq!(found.clone().key().kind, Kind::AcceptsInvalid);
     assert_eq!(
         compare(reject(suite), accept(), Profile::Spec).finding(),
@@ -149,14 +163,12 @@ fn suite_rules_are_implementation_defined_in_the_spec_profile_only() {
         "not a finding"
     );
     let found = disagreement(compare(reject(suite), accept(), Profile::Strict));
-    assert!(
-        !found.implementation_defined,
-        "the strict profile decides it"
-    );
+    assert!(found.is_finding(), "the strict profile decides it");
     // The validator's rejection resting on a strict-only rule alone.
     let strict_only = "soul-kit.string.c1-control";
     let found = disagreement(compare(accept(), reject(strict_only), Profile::Spec));
-    assert!(found.implementation_defined);
+    assert_eq!(found.class, Class::StrictOnly);
+    assert_eq!(found.rules, [strict_only]);
     // ... or on a spec rule too.
     let both = observed(
         Verdict::Reject,
@@ -165,7 +177,7 @@ fn suite_rules_are_implementation_defined_in_the_spec_profile_only() {
             diagnostic("soul-kit.name.length", "/name"),
         ]),
     );
-    assert!(!disagreement(compare(accept(), both, Profile::Spec)).implementation_defined);
+    assert!(disagreement(compare(accept(), both, Profile::Spec)).is_finding());
 }
 
 #[test]
@@ -180,10 +192,11 @@ fn errors_in_a_repeated_member_rest_on_the_open_point() {
         ]),
     );
     let found = disagreement(compare(oracle.clone(), accept(), Profile::Spec));
-    assert!(found.implementation_defined, "{found:?}");
+    // The duplicate key is strict-only since Corpus 3: the reading it rests on.
+    assert_eq!(found.class, Class::StrictOnly, "{found:?}");
     // Not in the strict profile, where duplicate keys are refused.
     let found = disagreement(compare(oracle, accept(), Profile::Strict));
-    assert!(!found.implementation_defined);
+    assert!(found.is_finding());
     // Nor for an error elsewhere, or in a member that merely starts alike.
     for pointer in ["/installed_at", "/installed_fromx"] {
         let oracle = observed(
@@ -194,7 +207,7 @@ fn errors_in_a_repeated_member_rest_on_the_open_point() {
             ]),
         );
         let found = disagreement(compare(oracle, accept(), Profile::Spec));
-        assert!(!found.implementation_defined, "{pointer}");
+        assert!(found.is_finding(), "{pointer}");
     }
     // Soul Kit decides duplicate keys (a spec rule): a finding.
     let oracle = observed(
@@ -204,7 +217,7 @@ fn errors_in_a_repeated_member_rest_on_the_open_point() {
             diagnostic("soul-kit.name.length", "/name"),
         ]),
     );
-    assert!(!disagreement(compare(oracle, accept(), Profile::Spec)).implementation_defined);
+    assert!(disagreement(compare(oracle, accept(), Profile::Spec)).is_finding());
 }
 
 #[test]
@@ -298,6 +311,7 @@ impl Source for Lines {
         Some(Sample {
             document: data.to_vec(),
             summary: "raw".to_owned(),
+            targets: Vec::new(),
         })
     }
 
@@ -422,11 +436,24 @@ fn a_finding_becomes_a_draft_case() {
         seed: 7,
         reproduce: None,
     };
+    let existing = [
+        draft::Existing {
+            id: "some-syntax-case".to_owned(),
+            rules: vec!["soul-kit.json.syntax".to_owned()],
+            shape: Some(draft::shape(&[0xAB, 0xCD])),
+        },
+        draft::Existing {
+            id: "other-rule".to_owned(),
+            rules: vec!["soul-kit.name.length".to_owned()],
+            shape: None,
+        },
+    ];
     let dir = draft::write_finding(
         out.path(),
         &results.findings[0],
         &Lines,
-        &catalogue,
+        &differential,
+        &existing,
         &origin,
     )
     .expect("written");
@@ -443,10 +470,120 @@ fn a_finding_becomes_a_draft_case() {
         text.contains("# REVIEW:   answer: {\"verdict\":\"accept\""),
         "{text}"
     );
+    assert!(
+        text.contains("# REVIEW: existing cases of soul-kit.json.syntax (1): some-syntax-case\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("# REVIEW: some-syntax-case already covers this input's shape"),
+        "{text}"
+    );
+    assert!(text.contains("# REVIEW: isolating:"), "{text}");
     let parsed: toml::Table = text.parse().expect("TOML");
     assert_eq!(parsed["input"].as_str(), Some("input.soulkit.json"));
     assert_eq!(
         std::fs::read(dir.join("input.soulkit.json")).unwrap(),
         [0xAB, 0xCD]
     );
+}
+
+#[test]
+fn the_duration_bounds_shrinking_too() {
+    let catalogue = catalogue();
+    let oracle = Fake(|_: &[u8]| accept());
+    // Rejects everything, slowly: every shrink trial costs 20 ms.
+    let validator = Fake(|_: &[u8]| {
+        std::thread::sleep(Duration::from_millis(20));
+        reject("soul-kit.name.length")
+    });
+    let differential = Differential::new(&oracle, &catalogue, Profile::Spec);
+    let settings = Settings {
+        seed: 3,
+        duration: Some(Duration::from_millis(800)),
+        jobs: 2,
+        shrink_steps: 100_000,
+        max_input: 4_096,
+        ..Settings::default()
+    };
+    let started = std::time::Instant::now();
+    let results = campaign::run(&settings, &validator, &differential, &Lines, None);
+    let took = started.elapsed();
+    assert_eq!(results.findings.len(), 1);
+    // Fuzzing stopped early to leave shrinking its share, and shrinking stopped in time
+    // (one trial may run past the deadline).
+    assert!(
+        results.fuzz_time < Duration::from_millis(800),
+        "{results:?}"
+    );
+    assert!(took < Duration::from_millis(800 + 200), "{took:?}");
+    assert!(
+        results.findings[0].shrink_steps < 100,
+        "{:?}",
+        results.findings[0]
+    );
+}
+
+#[test]
+fn findings_are_keyed_by_the_targeted_rule_and_shrink_to_isolating_inputs() {
+    /// Documents whose generator says it targeted `soul-kit.summary.length`.
+    struct Targeted;
+    impl Source for Targeted {
+        fn format(&self) -> Format {
+            Format::SoulKit
+        }
+        fn document(&self, data: &[u8]) -> Option<Sample> {
+            Some(Sample {
+                document: data.to_vec(),
+                summary: "targeted".to_owned(),
+                targets: vec!["soul-kit.summary.length".to_owned()],
+            })
+        }
+        fn prepare(&self, _data: &[u8], document: &[u8]) -> std::io::Result<Prepared> {
+            Ok(Prepared::document("input.soulkit.json", document))
+        }
+        fn write(&self, dir: &Path, _data: &[u8], document: &[u8]) -> std::io::Result<String> {
+            std::fs::write(dir.join("input.soulkit.json"), document)?;
+            Ok("input.soulkit.json".to_owned())
+        }
+    }
+    // The oracle names another rule first whenever a byte 0x01 is there too (noise), and
+    // the targeted one for every 0xAB; the validator accepts everything.
+    let oracle = Fake(|bytes: &[u8]| {
+        let mut diagnostics = Vec::new();
+        if bytes.contains(&0x01) {
+            diagnostics.push(diagnostic("soul-kit.name.length", "/name"));
+        }
+        if bytes.contains(&0xAB) {
+            diagnostics.push(diagnostic("soul-kit.summary.length", "/summary"));
+        }
+        if diagnostics.is_empty() {
+            accept()
+        } else {
+            observed(Verdict::Reject, Some(diagnostics))
+        }
+    });
+    let validator = Fake(|_: &[u8]| accept());
+    let catalogue = catalogue();
+    let differential = Differential::new(&oracle, &catalogue, Profile::Spec);
+    let settings = Settings {
+        seed: 11,
+        runs: Some(400),
+        max_input: 64,
+        ..Settings::default()
+    };
+    let results = campaign::run(&settings, &validator, &differential, &Targeted, None);
+    let keys: Vec<&Key> = results.findings.iter().map(|f| &f.key).collect();
+    // Not split by whichever other rule fired first.
+    assert!(keys
+        .iter()
+        .all(|key| key.rule.as_deref() == Some("soul-kit.summary.length")
+            || !key.rule.as_deref().is_some_and(|r| r.contains("summary"))));
+    let finding = results
+        .findings
+        .iter()
+        .find(|f| f.key.rule.as_deref() == Some("soul-kit.summary.length"))
+        .expect("the targeted finding");
+    assert!(finding.isolating, "{finding:?}");
+    assert_eq!(finding.document, [0xAB]);
+    assert_eq!(finding.disagreement.noise(&finding.key), 0);
 }
