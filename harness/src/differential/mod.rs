@@ -408,7 +408,7 @@ impl<'a> Differential<'a> {
                 }
             }
         };
-        let (class, rules) = self.classify(kind, rules, &oracle, &validator);
+        let (class, rules) = self.classify(kind, rules, &oracle, &validator, &grading);
         Comparison::Disagree(Box::new(Disagreement {
             kind,
             rules,
@@ -492,118 +492,127 @@ impl<'a> Differential<'a> {
 
     /// The class of a disagreement, and the rules it is about (for a finding, only the
     /// deciding ones; otherwise the open readings it rests on, the telling one first).
+    ///
+    /// A diagnostic is open when its rule does not decide in this profile, or when it is
+    /// about a member the document repeats where repeating it is itself open (either
+    /// answer's duplicate-key diagnostics say which): which of two members with one name a
+    /// reader keeps is up to it where the catalogue leaves duplicate keys open (Go and
+    /// Python keep the last), so an error one reader finds in one occurrence says nothing
+    /// definite about a reader that kept the other.
     fn classify(
         &self,
         kind: Kind,
         rules: Vec<String>,
         oracle: &Observation,
         validator: &Answer,
+        grading: &Grading,
     ) -> (Class, Vec<String>) {
-        let open = |rules: Vec<String>| -> (Class, Vec<String>) {
-            let class = rules
-                .first()
-                .map_or(Class::ImplementationDefined, |rule| self.open_class(rule));
-            (class, rules)
+        let observed = match &validator.outcome {
+            Outcome::Observed(observation) => Some(observation),
+            _ => None,
+        };
+        let repeated = self.repeated_members(oracle, observed);
+        let split = |diagnostics: Vec<(&str, Option<&str>)>| -> (Class, Vec<String>) {
+            let mut deciding: Vec<String> = Vec::new();
+            let mut open: Vec<String> = Vec::new();
+            for (rule, pointer) in diagnostics {
+                if self.catalogue.get(rule).is_none() {
+                    continue;
+                }
+                let under_repeated = pointer.is_some_and(|at| {
+                    repeated.iter().any(|member| {
+                        at == member
+                            || at
+                                .strip_prefix(member.as_str())
+                                .is_some_and(|rest| rest.starts_with('/'))
+                    })
+                });
+                let list = if self.decides(rule) && !under_repeated {
+                    &mut deciding
+                } else {
+                    &mut open
+                };
+                if !list.iter().any(|known| known == rule) {
+                    list.push(rule.to_owned());
+                }
+            }
+            match (deciding.is_empty(), open.first()) {
+                (false, _) => (Class::Finding, deciding),
+                (true, Some(first)) => (self.open_class(first), open),
+                (true, None) => (Class::Finding, Vec::new()),
+            }
+        };
+        let errors = |observation: &Observation| -> Vec<(String, Option<String>)> {
+            observation
+                .diagnostics
+                .iter()
+                .flatten()
+                .filter(|d| d.severity == Severity::Error)
+                .map(|d| {
+                    let pointer = d.location.as_ref().and_then(|l| l.pointer.clone());
+                    (d.rule.clone(), pointer)
+                })
+                .collect()
+        };
+        let classify_list = |list: Vec<(String, Option<String>)>| {
+            split(
+                list.iter()
+                    .map(|(rule, pointer)| (rule.as_str(), pointer.as_deref()))
+                    .collect(),
+            )
         };
         match kind {
             Kind::Crash | Kind::Timeout | Kind::ProtocolError => (Class::Finding, rules),
-            Kind::AcceptsInvalid => {
-                let (deciding, open_errors) = self.oracle_errors(oracle);
-                if deciding.is_empty() {
-                    open(open_errors)
-                } else {
-                    (Class::Finding, deciding)
-                }
-            }
+            Kind::AcceptsInvalid => classify_list(errors(oracle)),
             Kind::RejectsValid => {
-                let errors = match &validator.outcome {
-                    Outcome::Observed(observation) => {
-                        self.catalogued(observation, |d| d.severity == Severity::Error)
-                    }
-                    _ => Vec::new(),
-                };
                 if rules.is_empty() {
                     return (Class::Unexplained, rules);
                 }
-                // The validator's rejection rests on open points when every catalogued
-                // error it names is one.
-                if !errors.is_empty() && errors.iter().all(|rule| !self.decides(rule)) {
-                    return open(errors);
-                }
-                if errors.is_empty() && rules.iter().all(|rule| !self.decides(rule)) {
-                    return open(rules);
-                }
-                let deciding: Vec<String> = rules
+                let named = observed.map(errors).unwrap_or_default();
+                let catalogued = named
                     .iter()
-                    .filter(|rule| self.decides(rule))
-                    .cloned()
-                    .collect();
-                (Class::Finding, deciding)
+                    .any(|(rule, _)| self.catalogue.get(rule).is_some());
+                if catalogued {
+                    classify_list(named)
+                } else {
+                    // No catalogued error: the rules it names beside the oracle's.
+                    classify_list(rules.into_iter().map(|rule| (rule, None)).collect())
+                }
             }
             Kind::UnexpectedDiagnostic | Kind::MissedDiagnostics => {
-                let deciding: Vec<String> = rules
-                    .iter()
-                    .filter(|rule| self.decides(rule))
-                    .cloned()
-                    .collect();
-                if deciding.is_empty() && !rules.is_empty() {
-                    open(rules)
+                let graded = if kind == Kind::UnexpectedDiagnostic {
+                    &grading.unexpected
                 } else {
-                    (Class::Finding, deciding)
+                    &grading.missing
+                };
+                let list = graded
+                    .iter()
+                    .map(|d| (d.rule.clone(), d.location.pointer.clone()))
+                    .collect();
+                let (class, found) = classify_list(list);
+                if found.is_empty() {
+                    (class, rules)
+                } else {
+                    (class, found)
                 }
             }
         }
     }
-}
 
-impl Differential<'_> {
-    /// The catalogued errors of the oracle's rejection, split into those that decide in
-    /// this profile and the open ones, each rule once in report order. An error about a
-    /// value the document repeats, where repeating it is itself open, is open whatever its
-    /// rule: which of two members with one name a reader keeps is up to it where the
-    /// catalogue leaves duplicate keys open (readers differ: Go and Python keep the last),
-    /// so an error the oracle finds in one occurrence says nothing definite about a reader
-    /// that kept the other.
-    fn oracle_errors(&self, oracle: &Observation) -> (Vec<String>, Vec<String>) {
-        let diagnostics: Vec<&crate::Diagnostic> = oracle
-            .diagnostics
-            .iter()
+    /// The members either answer reports as repeated under a duplicate-key rule that does
+    /// not decide in this profile (the repetition is open).
+    fn repeated_members(
+        &self,
+        oracle: &Observation,
+        validator: Option<&Observation>,
+    ) -> Vec<String> {
+        [Some(oracle), validator]
+            .into_iter()
             .flatten()
-            .filter(|d| d.severity == Severity::Error && self.catalogue.get(&d.rule).is_some())
-            .collect();
-        let pointer = |d: &crate::Diagnostic| {
-            d.location
-                .as_ref()
-                .and_then(|location| location.pointer.clone())
-        };
-        let repeated: Vec<String> = diagnostics
-            .iter()
+            .flat_map(|observation| observation.diagnostics.iter().flatten())
             .filter(|d| is_repeated_member(&d.rule) && !self.decides(&d.rule))
-            .filter_map(|d| pointer(d))
-            .collect();
-        let under_repeated = |d: &crate::Diagnostic| {
-            pointer(d).is_some_and(|at| {
-                repeated.iter().any(|member| {
-                    at == *member
-                        || at
-                            .strip_prefix(member.as_str())
-                            .is_some_and(|rest| rest.starts_with('/'))
-                })
-            })
-        };
-        let mut deciding: Vec<String> = Vec::new();
-        let mut open: Vec<String> = Vec::new();
-        for diagnostic in diagnostics {
-            let list = if self.decides(&diagnostic.rule) && !under_repeated(diagnostic) {
-                &mut deciding
-            } else {
-                &mut open
-            };
-            if !list.contains(&diagnostic.rule) {
-                list.push(diagnostic.rule.clone());
-            }
-        }
-        (deciding, open)
+            .filter_map(|d| d.location.as_ref().and_then(|l| l.pointer.clone()))
+            .collect()
     }
 }
 

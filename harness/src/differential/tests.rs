@@ -209,6 +209,28 @@ fn errors_in_a_repeated_member_rest_on_the_open_point() {
         let found = disagreement(compare(oracle, accept(), Profile::Spec));
         assert!(found.is_finding(), "{pointer}");
     }
+    // The same from the validator's side: a strict reader refuses the repeated key and
+    // checks the occurrence the oracle's reading dropped. Both are open readings.
+    let strict_reader = observed(
+        Verdict::Reject,
+        Some(vec![
+            diagnostic("soulacy-sidecar.json.duplicate-key", "/installed_at"),
+            diagnostic("soulacy-sidecar.installed-at.rfc3339", "/installed_at"),
+        ]),
+    );
+    let found = disagreement(compare(accept(), strict_reader, Profile::Spec));
+    assert_eq!(found.class, Class::StrictOnly, "{found:?}");
+    // An error elsewhere is still decided by the spec.
+    let strict_reader = observed(
+        Verdict::Reject,
+        Some(vec![
+            diagnostic("soulacy-sidecar.json.duplicate-key", "/installed_at"),
+            diagnostic("soulacy-sidecar.installed-at.rfc3339", "/installed_atx"),
+        ]),
+    );
+    let found = disagreement(compare(accept(), strict_reader, Profile::Spec));
+    assert_eq!(found.class, Class::Finding, "{found:?}");
+    assert_eq!(found.rules, ["soulacy-sidecar.installed-at.rfc3339"]);
     // Soul Kit decides duplicate keys (a spec rule): a finding.
     let oracle = observed(
         Verdict::Reject,
