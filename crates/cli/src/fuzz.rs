@@ -642,10 +642,10 @@ fn render(
                 out,
                 "  {}",
                 if finding.isolating {
-                    "isolating: the reference reports only this rule on the shrunk input".to_owned()
+                    "isolating: the reference reports nothing else on the shrunk input".to_owned()
                 } else {
                     format!(
-                        "not isolating: the reference also reports {} other diagnostic(s) on the shrunk input",
+                        "not isolating: the reference reports {} more diagnostic(s) on the shrunk input",
                         finding.disagreement.noise(&finding.key)
                     )
                 }

@@ -215,8 +215,7 @@ pub struct Finding {
     /// Whether the first run's disagreement came back when it was run again; a validator
     /// that answers the same input differently is not shrunk.
     pub reproduced: bool,
-    /// Whether the shrunk input isolates the finding: the oracle reports only its rule
-    /// (nothing at all, for a valid input the validator rejects).
+    /// Whether the shrunk input isolates the finding ([`Disagreement::isolates`]).
     pub isolating: bool,
     /// The rules the generator's mutation targeted.
     pub targets: Vec<String>,

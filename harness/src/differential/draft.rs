@@ -318,9 +318,9 @@ pub fn write_finding(
     }
     notes.push(format!("generator: {}", finding.summary));
     notes.push(if finding.isolating {
-        "isolating: the reference reports only this finding's rule on the input".to_owned()
+        "isolating: on this input the reference reports nothing beside the finding's question (only its rule; for a rejected valid input, nothing; for an extra diagnostic, the one defect both verdicts agree on)".to_owned()
     } else {
-        "not isolating: the reference reports other rules too; reduce the input to the finding's rule before committing".to_owned()
+        "not isolating: the reference reports other defects too; reduce the input to the finding's question before committing".to_owned()
     });
     notes.extend(related(finding, existing));
     notes.push(format!("{}: {}", finding.key.kind, disagreement.explain()));

@@ -96,7 +96,8 @@ pub struct Shrunk {
     /// What the validator printed, when it ran as a process.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence: Option<Evidence>,
-    /// Whether the shrunk input isolates the finding: the oracle reports only its rule.
+    /// Whether the shrunk input isolates the finding: the oracle reports nothing beside
+    /// the finding's question (`Disagreement::noise` is zero).
     pub isolating: bool,
     /// The rules the generator's mutation targeted.
     pub targets: Vec<String>,

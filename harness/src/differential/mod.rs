@@ -220,16 +220,23 @@ impl Disagreement {
         self.class == Class::Finding
     }
 
-    /// The oracle's diagnostics about another rule than `key`'s: what keeps the input from
-    /// isolating the finding. Zero when the input is otherwise valid and the oracle
-    /// reports only the finding's rule (for a rejection of a valid input: nothing at all).
+    /// What keeps the input from isolating the finding, counted in the oracle's
+    /// diagnostics; zero when the input asks only the finding's question:
+    /// - the validator misses or accepts what the oracle reports: every oracle diagnostic
+    ///   of another rule than the finding's;
+    /// - the validator reports a rule the oracle does not, beside an agreeing verdict:
+    ///   every oracle diagnostic but one (the one defect whose verdict both agree on);
+    /// - the validator rejects a valid input, crashes, times out or breaks the protocol:
+    ///   every oracle diagnostic (the input is otherwise valid).
     pub fn noise(&self, key: &Key) -> usize {
-        self.oracle
-            .diagnostics
-            .iter()
-            .flatten()
-            .filter(|diagnostic| key.rule.as_deref() != Some(diagnostic.rule.as_str()))
-            .count()
+        let diagnostics = self.oracle.diagnostics.iter().flatten();
+        match self.kind {
+            Kind::AcceptsInvalid | Kind::MissedDiagnostics => diagnostics
+                .filter(|diagnostic| key.rule.as_deref() != Some(diagnostic.rule.as_str()))
+                .count(),
+            Kind::UnexpectedDiagnostic => diagnostics.count().saturating_sub(1),
+            _ => diagnostics.count(),
+        }
     }
 
     /// Whether the input isolates the finding ([`Disagreement::noise`] is zero).

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Runs skills-ref (PyPI `skills-ref`, command `agentskills validate`) on a skill package
+envelope: skills-ref validates a skill directory, so this unpacks the envelope's files into
+a temporary directory first, named after the head's `name` when that is a plain directory
+name (skills-ref requires the two to match; an envelope has no directory name of its own).
+
+    soulcheck fuzz --format skill-package \
+        --validator 'python3 scripts/skills-ref-envelope.py {path}'
+
+Exit 0 when skills-ref accepts, 1 when it rejects or the envelope cannot be unpacked (said
+on stderr, so a disagreement shows which). Used for the measurements in docs/fuzzing.md.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+AGENTSKILLS = os.environ.get("AGENTSKILLS", "agentskills")
+
+
+def refuse(reason: str) -> int:
+    print(f"envelope not unpacked: {reason}", file=sys.stderr)
+    return 1
+
+
+def main(path: str) -> int:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            envelope = json.load(handle)
+    except (OSError, ValueError) as error:
+        return refuse(f"not JSON: {error}")
+    if not isinstance(envelope, dict) or not isinstance(envelope.get("files"), list):
+        return refuse("no files array")
+    head = envelope.get("headPath", "SKILL.md")
+    files = {}
+    for entry in envelope["files"]:
+        if not isinstance(entry, dict):
+            return refuse("a file entry is not an object")
+        name, content = entry.get("path"), entry.get("content")
+        if not isinstance(name, str) or not isinstance(content, str):
+            return refuse("a file entry without a string path and content")
+        parts = name.split("/")
+        if name.startswith("/") or any(part in ("", ".", "..") for part in parts):
+            return refuse(f"path {name!r} cannot be unpacked")
+        files[name] = content
+    if head not in files:
+        return refuse(f"no file at the head path {head!r}")
+    match = re.search(r"^name:\s*([a-z0-9-]{1,64})\s*$", files[head], re.MULTILINE)
+    directory = match.group(1) if match else "skill"
+    work = tempfile.mkdtemp(prefix="skills-ref-")
+    try:
+        root = os.path.join(work, directory)
+        os.mkdir(root)
+        for name, content in files.items():
+            target = os.path.join(root, *name.split("/"))
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "w", encoding="utf-8", newline="") as handle:
+                handle.write(content)
+        if head != "SKILL.md":
+            shutil.copyfile(os.path.join(root, *head.split("/")), os.path.join(root, "SKILL.md"))
+        run = subprocess.run([AGENTSKILLS, "validate", root], capture_output=True, text=True)
+        sys.stdout.write(run.stdout)
+        sys.stderr.write(run.stderr)
+        return 0 if run.returncode == 0 else 1
+    except OSError as error:
+        return refuse(str(error))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
