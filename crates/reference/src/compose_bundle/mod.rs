@@ -349,11 +349,11 @@ pub(crate) fn is_portable_segment(name: &str) -> bool {
 }
 
 /// Whether a name is a safe path segment as agent-compose's verifier tests personalities
-/// and skill names: not empty, `.` or `..`; no `/`, `\`, character below U+0020 or any
-/// of `<>:"|?*`; no trailing dot or space; not a Windows device name with or without an
-/// extension.
+/// and skill names: not empty; no trailing dot or space (which also rules out `.` and
+/// `..`); no `/`, `\`, character below U+0020 or any of `<>:"|?*`; not a Windows device
+/// name with or without an extension.
 pub(crate) fn is_safe_segment(name: &str) -> bool {
-    if name.is_empty() || name == "." || name == ".." || name.ends_with(['.', ' ']) {
+    if name.is_empty() || name.ends_with(['.', ' ']) {
         return false;
     }
     if name
