@@ -421,15 +421,28 @@ impl Envelope<'_> {
         }
         self.closed_object(root, "", ENVELOPE_FIELDS, rule::ENVELOPE_REQUIRED);
 
-        // skill-package.envelope.version (spec: "The envelope is version 1").
+        // skill-package.envelope.version (spec: "The envelope is version 1") and
+        // skill-package.envelope.version-spelling (strict profile only: the number 1
+        // written otherwise, which typed readers refuse).
         if let Some(node) = member(root, "version") {
-            if node.value != Value::Number("1") {
-                self.at(
+            match node.value {
+                Value::Number("1") => {}
+                Value::Number(text) if crate::json::number_is_one(text) => {
+                    if self.profile == Profile::Strict {
+                        self.at(
+                            rule::ENVELOPE_VERSION_SPELLING,
+                            "/version",
+                            node.span,
+                            "version is 1 but written otherwise; write it `1`".to_owned(),
+                        );
+                    }
+                }
+                _ => self.at(
                     rule::ENVELOPE_VERSION,
                     "/version",
                     node.span,
                     "version must be the number 1".to_owned(),
-                );
+                ),
             }
         }
         // skill-package.envelope.kind (spec: "kind asset-package").

@@ -190,15 +190,28 @@ impl Checker<'_> {
             }
             self.string_rules(node, Place::At("/format"));
         }
-        // soul-kit.format-version.value (spec: format_version is integer 1).
+        // soul-kit.format-version.value (spec: format_version is integer 1) and
+        // soul-kit.format-version.spelling (strict profile only: the number 1 written
+        // otherwise, which typed readers refuse).
         if let Some(node) = self.member(root, "format_version") {
-            if node.value != Value::Number("1") {
-                self.at(
+            match node.value {
+                Value::Number("1") => {}
+                Value::Number(text) if crate::json::number_is_one(text) => {
+                    if self.profile == Profile::Strict {
+                        self.at(
+                            rule::FORMAT_VERSION_SPELLING,
+                            "/format_version",
+                            node.span,
+                            "format_version is 1 but written otherwise; write it `1`",
+                        );
+                    }
+                }
+                _ => self.at(
                     rule::FORMAT_VERSION_VALUE,
                     "/format_version",
                     node.span,
                     "format_version must be the integer 1",
-                );
+                ),
             }
         }
         // soul-kit.id.length and soul-kit.id.pattern (spec: 1-48 characters; lowercase

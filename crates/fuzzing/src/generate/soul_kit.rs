@@ -334,6 +334,7 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
     }
     let mut prediction = Prediction {
         expected: Vec::new(),
+        strict_only: Vec::new(),
         summary: format!("{mutation:?}"),
     };
     edit_tree(u, mutation, &mut tree, &slots, &mut prediction)?;
@@ -344,6 +345,8 @@ pub fn generate_with(u: &mut Unstructured<'_>, mutation: Mutation) -> arbitrary:
 struct Prediction {
     /// The diagnostics the document must get, exactly.
     expected: Vec<Expected>,
+    /// What a strict-only rule adds in the strict profile ([`Generated::strict_only`]).
+    strict_only: Vec<Expected>,
     /// The mutation's name and what it did.
     summary: String,
 }
@@ -693,6 +696,7 @@ fn bad_value(
                 Json::Number("1.0".into()),
                 Json::Number("2".into()),
                 Json::Number("1e0".into()),
+                Json::Number("10e-1".into()),
                 Json::str("1"),
                 Json::Null,
             ])?
@@ -700,10 +704,21 @@ fn bad_value(
             "soul-kit.format-version.value",
         ),
     };
+    // The number 1 written otherwise is the value 1: only the strict profile's spelling
+    // rule refuses it.
+    let respelled_one = matches!(&replacement, Json::Number(text) if text != "1" && is_one(text));
     if let Some(node) = tree.at_mut(pointer) {
         *node = replacement;
     }
-    prediction.at(rule, pointer);
+    if respelled_one {
+        prediction.strict_only.push(Expected::pointer(
+            "soul-kit.format-version.spelling",
+            pointer,
+        ));
+        prediction.summary.push_str(&format!(" {pointer}"));
+    } else {
+        prediction.at(rule, pointer);
+    }
     Ok(())
 }
 
@@ -733,7 +748,7 @@ fn spell(
         _ => Ok(Generated {
             bytes,
             expected: Some(prediction.expected),
-            strict_only: Vec::new(),
+            strict_only: prediction.strict_only,
             respelled: Some(respelled),
             summary: prediction.summary,
         }),
@@ -758,7 +773,7 @@ fn pad_to_limit(
     Ok(Generated {
         bytes,
         expected: Some(prediction.expected),
-        strict_only: Vec::new(),
+        strict_only: prediction.strict_only,
         respelled: None,
         summary: prediction.summary,
     })
@@ -784,10 +799,15 @@ fn raw_control(
     Ok(Generated {
         bytes,
         expected: Some(prediction.expected),
-        strict_only: Vec::new(),
+        strict_only: prediction.strict_only,
         respelled: None,
         summary: prediction.summary,
     })
+}
+
+/// The spellings of 1 this generator writes (`1.0`, `1e0`, `10e-1`).
+fn is_one(text: &str) -> bool {
+    matches!(text, "1.0" | "1e0" | "10e-1")
 }
 
 fn is_index(token: &str) -> bool {

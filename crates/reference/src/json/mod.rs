@@ -418,6 +418,34 @@ pub struct Tolerance {
     pub skip_too_deep: bool,
 }
 
+/// Whether a JSON number, as written, is exactly the number 1 (`1`, `1.0`, `1e0`,
+/// `10e-1`, `0.1E+1`): its digits, leading and trailing zeros dropped, are `1` at the
+/// units place. Exact decimal arithmetic, so `1.0000000000000000001` (1 as a float) is not.
+/// `text` is a number the reader took, so it follows RFC 8259's grammar.
+pub fn number_is_one(text: &str) -> bool {
+    if text.starts_with('-') {
+        return false;
+    }
+    let (mantissa, exponent) = match text.find(['e', 'E']) {
+        Some(at) => (&text[..at], &text[at + 1..]),
+        None => (text, "0"),
+    };
+    let Ok(exponent) = exponent.trim_start_matches('+').parse::<i64>() else {
+        // An exponent too long for an i64 is never that of a 1 written with fewer digits.
+        return false;
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{whole}{fraction}");
+    // The value is digits x 10^(exponent - fraction length).
+    let Some(first) = digits.find(|c: char| c != '0') else {
+        return false;
+    };
+    let significant = digits[first..].trim_end_matches('0');
+    let trailing_zeros = digits.len() - first - significant.len();
+    let scale = exponent - fraction.len() as i64 + trailing_zeros as i64;
+    significant == "1" && scale == 0
+}
+
 /// Reads one JSON document under `limits`.
 pub fn read(input: &[u8], limits: Limits) -> Result<Document<'_>, ReadError> {
     read_tolerant(input, limits, Tolerance::default())
@@ -1312,6 +1340,29 @@ mod tests {
             .expect("object")
             .iter()
             .all(|m| !m.repeated));
+    }
+
+    #[test]
+    fn numbers_equal_to_one() {
+        for one in [
+            "1", "1.0", "1.000", "1e0", "1E+0", "10e-1", "0.1e1", "100E-2", "0001",
+        ] {
+            assert!(number_is_one(one), "{one}");
+        }
+        for other in [
+            "0",
+            "2",
+            "-1",
+            "1.5",
+            "11",
+            "1e1",
+            "0.1",
+            "1.0000000000000000001",
+            "1e99999999999999999999",
+            "10",
+        ] {
+            assert!(!number_is_one(other), "{other}");
+        }
     }
 
     /// Values nested past the bound are skipped, standing as empty ones of their kind,
