@@ -8,7 +8,11 @@ name (skills-ref requires the two to match; an envelope has no directory name of
         --validator 'python3 scripts/skills-ref-envelope.py {path}'
 
 Exit 0 when skills-ref accepts, 1 when it rejects or the envelope cannot be unpacked (said
-on stderr, so a disagreement shows which). Used for the measurements in docs/fuzzing.md.
+on stderr, so a disagreement shows which). The adaptor checks only what it needs to unpack
+(a files array of string paths and contents, no path twice, a string headPath); the rest
+of the envelope (version, kind, content types) is nobody's to check here, so findings about
+those rules are the adaptor's, not skills-ref's. Used for the measurements in
+docs/fuzzing.md.
 """
 
 import json
@@ -36,6 +40,8 @@ def main(path: str) -> int:
     if not isinstance(envelope, dict) or not isinstance(envelope.get("files"), list):
         return refuse("no files array")
     head = envelope.get("headPath", "SKILL.md")
+    if not isinstance(head, str):
+        return refuse("headPath is not a string")
     files = {}
     for entry in envelope["files"]:
         if not isinstance(entry, dict):
@@ -46,6 +52,8 @@ def main(path: str) -> int:
         parts = name.split("/")
         if name.startswith("/") or any(part in ("", ".", "..") for part in parts):
             return refuse(f"path {name!r} cannot be unpacked")
+        if name in files:
+            return refuse(f"path {name!r} twice")
         files[name] = content
     if head not in files:
         return refuse(f"no file at the head path {head!r}")
@@ -66,7 +74,8 @@ def main(path: str) -> int:
         sys.stdout.write(run.stdout)
         sys.stderr.write(run.stderr)
         return 0 if run.returncode == 0 else 1
-    except OSError as error:
+    except (OSError, ValueError) as error:
+        # A name the file system cannot hold (a NUL, an over-long segment).
         return refuse(str(error))
     finally:
         shutil.rmtree(work, ignore_errors=True)
