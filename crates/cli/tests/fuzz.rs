@@ -296,6 +296,32 @@ fn a_planted_bug_is_caught() -> Result<(), Failed> {
     if input.len() as u64 != bytes {
         return Err("the draft's input is not the shrunk document".into());
     }
+    // The draft passes the corpus self-check as written: the Soul Kit corpus with the
+    // draft added, run against the reference, passes.
+    let corpus = tempfile::tempdir()?;
+    let format_dir = corpus.path().join("soul-kit");
+    copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases/soul-kit"),
+        &format_dir,
+    )?;
+    let id = case.file_name().ok_or("a draft directory")?;
+    let copied = format_dir.join(id);
+    std::fs::create_dir(&copied)?;
+    for name in ["case.toml", "input.soulkit.json"] {
+        std::fs::copy(case.join(name), copied.join(name))?;
+    }
+    let output = Command::new(env!("CARGO_BIN_EXE_soulcheck"))
+        .args(["run", "--quiet", "--corpus"])
+        .arg(corpus.path())
+        .output()?;
+    if !output.status.success() {
+        return Err(format!(
+            "the draft fails the corpus self-check:\n{}\n{}\n{toml}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+        .into());
+    }
     if !run.stdout.contains("findings by rule (1 distinct):")
         || !run
             .stdout
@@ -353,6 +379,21 @@ fn usage_errors_exit_2() -> Result<(), Failed> {
     )?;
     if run.code != Some(2) || !run.stderr.contains("has no {path}") {
         return Err(format!("{run}").into());
+    }
+    Ok(())
+}
+
+/// Copies a directory of regular files and directories.
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), target)?;
+        }
     }
     Ok(())
 }
