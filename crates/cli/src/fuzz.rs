@@ -542,8 +542,6 @@ fn shell_quote(word: &str) -> String {
     }
 }
 
-/// Step 4: the summary: what ran, the findings by rule with their counts and shrunk
-/// inputs, the implementation-defined disagreements apart, and the verdict.
 /// What a class of disagreements counted apart means, for the summary.
 fn class_meaning(class: Class) -> &'static str {
     match class {
@@ -557,6 +555,8 @@ fn class_meaning(class: Class) -> &'static str {
     }
 }
 
+/// Step 4: the summary: what ran, the findings by rule with their counts, isolation and
+/// shrunk inputs, the disagreements counted apart by class, and the verdict.
 fn render(
     results: &Results,
     implementation: &Implementation,

@@ -1,9 +1,10 @@
 //! The JSON Lines record of a differential campaign, shaped like a run's `report.jsonl`
 //! (`crate::report::jsonl`): a `header` line (who was fuzzed, which format, profile, seed
 //! and settings), one `finding` line per distinct finding (the kept ones with their shrunk
-//! input and both answers, the others with their counts), one `implementation-defined`
-//! line per distinct implementation-defined disagreement, and a `footer` written only when
-//! the campaign completed, so an interrupted campaign never looks complete.
+//! input and both answers, the others with their counts), one `apart` line per distinct
+//! disagreement that is not a finding (with its class: strict-only, bound,
+//! implementation-defined or unexplained), and a `footer` written only when the campaign
+//! completed, so an interrupted campaign never looks complete.
 
 use std::path::Path;
 

@@ -690,8 +690,8 @@ fn guarded(validator: &dyn Validator, request: &Request<'_>) -> Answer {
 
 /// Checks one document with `validator` and `oracle` in `profile`, and returns the
 /// disagreement if it is a finding: the entry point of a fuzz target that holds a Rust
-/// implementation against the reference (`examples/differential-fuzz/`). Agreement, an
-/// implementation-defined disagreement and a skip all give `None`.
+/// implementation against the reference (`examples/differential-fuzz/`). Agreement, a
+/// disagreement counted apart (see [`Class`]) and a skip all give `None`.
 pub fn check_one(
     validator: &dyn Validator,
     oracle: &dyn Validator,
