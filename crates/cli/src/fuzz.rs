@@ -68,9 +68,9 @@ pub struct FuzzArgs {
     /// Parallel jobs (default: the number of cores).
     #[arg(long)]
     jobs: Option<usize>,
-    /// The profile: `spec` (the default; disagreements resting only on the suite's own
-    /// rules are implementation-defined and counted apart) or `strict` (every rule
-    /// decides).
+    /// The profile: `spec` (the default; disagreements resting only on strict-only rules,
+    /// the reference's bounds or points the spec leaves open are counted apart) or
+    /// `strict` (every rule but a bound decides).
     #[arg(long, default_value = "spec")]
     profile: Profile,
     /// Distinct findings shrunk and written as draft cases; more are counted only.
