@@ -1,0 +1,14 @@
+//! Soulacy agent packages (not written yet).
+
+use crate::{Input, Outcome, Settings};
+
+crate::mistakes! {
+    /// The planted mistakes of this format.
+    pub enum Planted for SoulacyPackage {
+    }
+}
+
+/// Validates one input.
+pub fn validate(_input: Input<'_>, _settings: &Settings<'_>) -> Outcome {
+    Outcome::decline("not written yet")
+}
