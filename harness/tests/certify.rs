@@ -137,8 +137,10 @@ fn reporting_diagnostics_never_makes_certification_harder() {
             _ => Grade::None,
         };
         assert_eq!(certificates[0].diagnostics_grade, overall, "{mode}");
-        // Only the must-level validation cases count: the may-level BOM case does not.
-        assert_eq!(certificates[0].must_cases, 4);
+        // The accept cases and the must-level rejections decide; the may-level,
+        // implementation-defined BOM case does not.
+        assert_eq!(certificates[0].deciding.accept_cases, 2);
+        assert_eq!(certificates[0].deciding.must_cases, 2);
     }
 }
 
@@ -290,7 +292,7 @@ fn one_answer_for_everything_is_called_out() {
         "{text}"
     );
     assert!(
-        text.contains("soul-kit: not certified (2 of 4 must-level validation cases passed"),
+        text.contains("soul-kit: not certified (2 of 2 accept and 0 of 2 other must-level validation cases passed"),
         "{text}"
     );
     assert!(text.contains("next steps: "), "{text}");
@@ -323,8 +325,8 @@ fn each_operation_is_certified_on_its_own() {
     let certificates = certificates(&corpus, &catalogue, &results);
     let subjects: Vec<String> = certificates.iter().map(|c| c.subject()).collect();
     assert_eq!(subjects, ["soul-kit", "soul-kit fingerprint"]);
-    assert_eq!(certificates[0].must_cases, 2);
-    assert_eq!(certificates[1].must_cases, 2);
+    assert_eq!(certificates[0].deciding.cases(), 2);
+    assert_eq!(certificates[1].deciding.cases(), 2);
     assert_eq!(certificates[1].file_name(), "soul-kit.fingerprint.json");
     assert!(certificates[0].certified);
 }
@@ -386,4 +388,135 @@ fn persistent_mode_keeps_the_reply_as_evidence() {
         soulcheck_harness::persistent::PersistentValidator::start("./no-such-server", LIMITS),
         Err(SetupError::ProgramNotFound { .. })
     ));
+}
+
+/// An in-process validator that answers each case as the case expects (its verdict, its
+/// diagnostics), except where told otherwise.
+struct AsExpected {
+    answers: std::collections::BTreeMap<String, soulcheck_harness::Observation>,
+}
+
+impl AsExpected {
+    fn new(corpus: &Corpus) -> AsExpected {
+        let answers = corpus
+            .cases
+            .iter()
+            .map(|case| {
+                let expectation = case.expectation(Profile::Spec);
+                let diagnostics = expectation
+                    .diagnostics
+                    .iter()
+                    .map(|expected| soulcheck_harness::Diagnostic {
+                        rule: expected.rule.clone(),
+                        severity: expected.severity,
+                        location: Some(expected.location.clone()),
+                        message: String::new(),
+                    })
+                    .collect();
+                let answer = soulcheck_harness::Observation {
+                    verdict: expectation.verdict.reference_verdict(),
+                    diagnostics: Some(diagnostics),
+                    value: None,
+                };
+                (case.id.clone(), answer)
+            })
+            .collect();
+        AsExpected { answers }
+    }
+
+    fn answer_to(&mut self, id: &str) -> &mut soulcheck_harness::Observation {
+        self.answers.get_mut(id).expect("a case of the test corpus")
+    }
+}
+
+impl Validator for AsExpected {
+    fn implementation(&self) -> Implementation {
+        Implementation::default()
+    }
+
+    fn run(&self, request: &soulcheck_harness::Request<'_>) -> soulcheck_harness::Outcome {
+        soulcheck_harness::Outcome::Observed(self.answers[request.case_id].clone())
+    }
+}
+
+/// Certified means right on every document the spec decides: rejecting a document the
+/// spec allows refuses the certificate even when the case was written for a should-level
+/// rule. And the warnings line judges only cases whose warnings are compared: a validator
+/// that differs from the case only on a verdict-only case's warnings still warns as the
+/// spec says.
+#[test]
+fn a_definite_acceptance_decides_at_any_level_and_verdict_only_warnings_never_count() {
+    let (mut corpus, catalogue) = corpus();
+    // `no-description` now exercises the should-level rule alone: under a must-only
+    // policy it would decide nothing.
+    let case = corpus
+        .cases
+        .iter_mut()
+        .find(|case| case.id == "no-description")
+        .expect("case");
+    case.rules = vec!["soul-kit.description.recommended".to_owned()];
+
+    let faithful = AsExpected::new(&corpus);
+    let certificate = &certificates(&corpus, &catalogue, &run(&faithful, &corpus, &catalogue))[0];
+    assert!(certificate.certified, "{:?}", certificate.reasons);
+    assert_eq!(certificate.deciding.accept_cases, 2);
+    assert!(
+        certificate.warnings.as_specified(),
+        "{}",
+        certificate.warnings.describe()
+    );
+
+    let mut rejecting = AsExpected::new(&corpus);
+    rejecting.answer_to("no-description").verdict = soulcheck_harness::Verdict::Reject;
+    let certificate = &certificates(&corpus, &catalogue, &run(&rejecting, &corpus, &catalogue))[0];
+    assert!(!certificate.certified);
+    assert_eq!(
+        certificate.reasons,
+        ["soul-kit/no-description wrong-verdict"]
+    );
+    assert!(
+        certificate
+            .line()
+            .contains("not certified (1 of 2 accept and 2 of 2 other must-level"),
+        "{}",
+        certificate.line()
+    );
+
+    // A warning where `name-ok` expects none: counted against the warnings line when the
+    // case compares diagnostics, left out when the case is judged on its verdict alone.
+    let mut warning = AsExpected::new(&corpus);
+    warning
+        .answer_to("name-ok")
+        .diagnostics
+        .get_or_insert_with(Vec::new)
+        .push(soulcheck_harness::Diagnostic {
+            rule: "soul-kit.description.recommended".to_owned(),
+            severity: soulcheck_harness::Severity::Warning,
+            location: None,
+            message: String::new(),
+        });
+    let certificate = &certificates(&corpus, &catalogue, &run(&warning, &corpus, &catalogue))[0];
+    assert!(certificate.certified);
+    assert!(
+        certificate
+            .line()
+            .contains("does not warn as the spec says (warned on 1 of 1 cases that expect a warning, and on 1 of 1 that expect none)"),
+        "{}",
+        certificate.line()
+    );
+    corpus
+        .cases
+        .iter_mut()
+        .find(|case| case.id == "name-ok")
+        .expect("case")
+        .verdict_only = true;
+    let certificate = &certificates(&corpus, &catalogue, &run(&warning, &corpus, &catalogue))[0];
+    assert!(certificate.certified);
+    assert!(
+        certificate
+            .line()
+            .contains("warns as the spec says (warned on 1 of 1 cases that expect a warning, and on 0 of 0 that expect none; 1 verdict-only case not judged)"),
+        "{}",
+        certificate.line()
+    );
 }

@@ -326,6 +326,7 @@ pub struct Rendered {
 /// The rendered record.
 pub fn render(root: &Path) -> Result<Rendered, String> {
     let mutants = read_record(root)?;
+    let planted = crate::independent::planted(root)?;
     let (classification, patterns) = read_classification(root)?;
     let classify = |name: &str| {
         patterns
@@ -367,6 +368,16 @@ pub fn render(root: &Path) -> Result<Rendered, String> {
     let mut json = serde_json::Map::new();
     for (format, tally) in &formats {
         let (measured, commits) = &dates[format];
+        let switches = planted
+            .iter()
+            .find(|planted| planted.format.name() == *format)
+            .map(|planted| {
+                serde_json::json!({
+                    "switches": planted.mistakes.len(),
+                    "refused": planted.refused(),
+                    "allowed": planted.allowed.len(),
+                })
+            });
         json.insert(
             (*format).to_owned(),
             serde_json::json!({
@@ -382,6 +393,11 @@ pub fn render(root: &Path) -> Result<Rendered, String> {
                 "commit": join(commits),
             }),
         );
+        if let (Some(switches), Some(serde_json::Value::Object(entry))) =
+            (switches, json.get_mut(*format))
+        {
+            entry.insert("independent_mistakes".to_owned(), switches);
+        }
     }
     let json = serde_json::to_string_pretty(&serde_json::Value::Object(json))
         .map_err(|e| e.to_string())?
@@ -401,7 +417,7 @@ pub fn render(root: &Path) -> Result<Rendered, String> {
     let readme_line = format!(
         "Measured: the corpus fails {} of the {} viable mutants of the reference that are not \
          equivalent ({}; the code all formats share, {}); {} survivors are still open, \
-         listed there.",
+         listed there. {}",
         percent(&total),
         total.viable - total.equivalent,
         per_format.join(", "),
@@ -409,6 +425,7 @@ pub fn render(root: &Path) -> Result<Rendered, String> {
             .get("shared")
             .map_or_else(|| "n/a".to_owned(), percent),
         total.open,
+        crate::independent::readme_clause(&planted),
     );
 
     let mut md = String::from(
@@ -466,6 +483,8 @@ pub fn render(root: &Path) -> Result<Rendered, String> {
             row(tally)
         );
     }
+    md.push('\n');
+    md.push_str(&crate::independent::markdown(&planted));
     md.push_str("\n## Per module\n\n| module ");
     md.push_str(header.lines().next().unwrap_or_default());
     md.push_str("\n| --- ");

@@ -13,6 +13,7 @@ pub mod corpus_power;
 pub mod document;
 pub mod edit;
 pub mod family;
+pub mod independent;
 pub mod readme;
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -760,11 +760,15 @@ fn run_reports_in_every_mode() {
                             .is_some_and(|verdict| verdict.ends_with("reference: not judged)")))),
                 "the reference passes every case in every mode and profile: {args:?}"
             );
-            // Every must-level case passed; a certificate that judged every case of its
+            // Every deciding case passed; a certificate that judged every case of its
             // format and operation certifies, one that judged part of them does not.
             for certificate in &files.certificates {
                 assert_eq!(
                     certificate["must_cases_passed"], certificate["must_cases"],
+                    "{args:?}: {certificate}"
+                );
+                assert_eq!(
+                    certificate["accept_cases_passed"], certificate["accept_cases"],
                     "{args:?}: {certificate}"
                 );
                 let complete = certificate["selection"]["complete"] == true;
@@ -1428,9 +1432,10 @@ fn wrong_messages_are_rejected() {
     let tally = json!({"exact": 1, "partial": 0, "wrong": 0, "none": 0});
     let certificate = json!({"format": "soul-kit", "operation": "validate", "profile": "spec",
         "certified": true, "selection": {"complete": true, "judged": 1, "cases": 1, "filters": []},
-        "reasons": [], "must_cases_passed": 1, "must_cases": 1, "other_failures": 0,
+        "reasons": [], "accept_cases": 0, "accept_cases_passed": 0, "must_cases": 1,
+        "must_cases_passed": 1, "other_failures": 0,
         "diagnostics_grade": "exact", "diagnostics": tally,
-        "warnings": {"reported": true, "expected": 1, "warned": 1, "plain": 0, "spurious": 0},
+        "warnings": {"reported": true, "expected": 1, "warned": 1, "plain": 0, "spurious": 0, "left_out": 0},
         "choices": [], "implementation": {"name": "x", "version": ""}, "corpus_hash": format!("sha256:{}", "0".repeat(64)),
         "soulcheck_version": "0.1.0", "issued_at": "2025-01-01T00:00:00Z"});
     let header = json!({"type": "header", "soulcheck_version": "0.1.0",
@@ -1786,7 +1791,7 @@ fn wrong_messages_are_rejected() {
         (
             "certificate",
             with(&certificate, "/must_cases", json!(0)),
-            "certified without a must-level case",
+            "certified without a deciding case",
         ),
         (
             "certificate",

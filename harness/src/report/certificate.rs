@@ -1,11 +1,15 @@
 //! Certificates: per format and operation, whether a validator conforms to the corpus.
 //! A format's validation is certified when the run judged every validation case the
-//! corpus holds for it (operation `validate`, every input and rule) and every must-level
-//! one passed on its verdict in the run's profile; nothing else decides it: not warnings
-//! (should- and may-level rules), not other operations, not diagnostics. Each other
-//! operation (a fingerprint, an ordering) is certified on its own, by its own cases. A
-//! known failure still counts against a certificate, and so does a skipped must-level
-//! case.
+//! corpus holds for it (operation `validate`, every input and rule) and the validator
+//! passed, on its verdict in the run's profile, every case that decides a certificate
+//! ([`Deciding`]): every case that expects a definite acceptance, whatever the level of the
+//! rules it was written for (rejecting a document the spec allows is never conforming),
+//! and every other case that exercises a must-level rule (a definite rejection; an
+//! implementation-defined case, which any allowed verdict passes but a crash does not).
+//! Nothing else decides it: not a should- or may-level rejection the validator missed, not
+//! warnings, not other operations, not diagnostics. Each other operation (a fingerprint,
+//! an ordering) is certified on its own, by its own cases, judged on their value. A known
+//! failure still counts against a certificate, and so does a skipped deciding case.
 //!
 //! A run narrowed by a filter (`--case`, `--rule`, `--input-name`) or cut short
 //! (`--fail-fast`) judged only part of a format: its certificate says "not a
@@ -95,6 +99,10 @@ pub struct Warnings {
     pub plain: usize,
     /// Of those, the cases the validator accepted with a warning all the same.
     pub spurious: usize,
+    /// Cases left out because the catalogue judges them on the verdict alone
+    /// (`verdict_only`): a correct validator may report other diagnostics there, so its
+    /// warnings say nothing about how it warns.
+    pub left_out: usize,
 }
 
 impl Warnings {
@@ -104,10 +112,21 @@ impl Warnings {
         self.reported && self.warned == self.expected && self.spurious == 0
     }
 
-    fn add(&mut self, expected: &ExpectedVerdict, actual: Option<&crate::Observation>) {
+    /// Counts one case: `compared` is false for a case judged on its verdict alone, whose
+    /// warnings are left out.
+    fn add(
+        &mut self,
+        expected: &ExpectedVerdict,
+        actual: Option<&crate::Observation>,
+        compared: bool,
+    ) {
         let Some(actual) = actual else { return };
         if actual.diagnostics.as_ref().is_some_and(|d| !d.is_empty()) {
             self.reported = true;
+        }
+        if !compared {
+            self.left_out += 1;
+            return;
         }
         // A report's notice that it left diagnostics out (`<format>.report.truncated`)
         // warns of nothing in the document.
@@ -129,8 +148,8 @@ impl Warnings {
         }
     }
 
-    /// `warns as the spec says (12 of 12 cases that expect a warning, none of 30 that
-    /// expect none)`, or why not.
+    /// `warns as the spec says (warned on 12 of 12 cases that expect a warning, and on 0
+    /// of 30 that expect none; 2 verdict-only cases not judged)`, or why not.
     pub fn describe(&self) -> String {
         if !self.reported {
             return "warnings not judged (no diagnostics reported)".to_owned();
@@ -140,10 +159,17 @@ impl Warnings {
         } else {
             "does not warn as the spec says"
         };
-        format!(
-            "{verdict} (warned on {} of {} cases that expect a warning, and on {} of {} that expect none)",
+        let mut text = format!(
+            "{verdict} (warned on {} of {} cases that expect a warning, and on {} of {} that expect none",
             self.warned, self.expected, self.spurious, self.plain
-        )
+        );
+        match self.left_out {
+            0 => {}
+            1 => text.push_str("; 1 verdict-only case not judged"),
+            n => text.push_str(&format!("; {n} verdict-only cases not judged")),
+        }
+        text.push(')');
+        text
     }
 }
 
@@ -218,14 +244,14 @@ pub struct Certificate {
     /// judged them all.
     pub selection: Selection,
     /// Why not, when it is not: that the run judged only part of the cases, then one
-    /// entry per must-level case that did not pass.
+    /// entry per deciding case that did not pass.
     pub reasons: Vec<String>,
-    /// Must-level cases of this operation that passed.
-    pub must_cases_passed: usize,
-    /// Must-level cases of this operation in the run.
-    pub must_cases: usize,
-    /// Cases that failed but exercise no must-level rule: they do not decide the
-    /// certificate (a should-level warning, say), and the line says so.
+    /// The cases that decide it ([`Deciding`]) and how many passed.
+    #[serde(flatten)]
+    pub deciding: DecidingTally,
+    /// Cases that failed but decide nothing: they expect no definite acceptance and
+    /// exercise no must-level rule (a should-level rejection missed, say), and the line
+    /// says so.
     pub other_failures: usize,
     /// The diagnostics grade over the cases of this format and operation.
     pub diagnostics_grade: Grade,
@@ -275,16 +301,15 @@ impl Certificate {
         let cases = self.what();
         let mut line = if !self.selection.complete {
             format!(
-                "{}: {}; {} of {} must-level {cases} cases passed, {} profile",
+                "{}: {}; {}, {} profile",
                 self.subject(),
                 self.selection.describe(cases),
-                self.must_cases_passed,
-                self.must_cases,
+                self.deciding.describe(cases),
                 self.profile
             )
-        } else if self.must_cases == 0 {
+        } else if self.deciding.cases() == 0 {
             format!(
-                "{}: not certified (no must-level {cases} case was run)",
+                "{}: not certified (no {cases} case that decides a certificate was run)",
                 self.subject()
             )
         } else {
@@ -294,20 +319,19 @@ impl Certificate {
                 "not certified"
             };
             format!(
-                "{}: {status} ({} of {} must-level {cases} cases passed, {} profile)",
+                "{}: {status} ({}, {} profile)",
                 self.subject(),
-                self.must_cases_passed,
-                self.must_cases,
+                self.deciding.describe(cases),
                 self.profile
             )
         };
         if self.other_failures > 0 {
             let (count, verb) = match self.other_failures {
-                1 => ("1 failed case is".to_owned(), "does"),
-                n => (format!("{n} failed cases are"), "do"),
+                1 => ("1 failed case".to_owned(), "does"),
+                n => (format!("{n} failed cases"), "do"),
             };
             line.push_str(&format!(
-                "; {count} not must-level and {verb} not decide it"
+                "; {count} {verb} not decide it (no definite acceptance, no must-level rule)"
             ));
         }
         if self.operation == "validate" {
@@ -325,13 +349,109 @@ impl Certificate {
 }
 
 /// Whether a case with these rules is must-level: it exercises a rule of level `must`.
-/// Only must-level cases decide a certificate.
 pub fn is_must(rules: &[String], catalogue: &Catalogue) -> bool {
     rules.iter().any(|rule| {
         catalogue
             .get(rule)
             .is_some_and(|rule| rule.level == Level::Must)
     })
+}
+
+/// Why a case decides a certificate. Certified means right on every document the spec
+/// decides: every definite acceptance, and every must-level rejection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Deciding {
+    /// It expects a definite acceptance (`accept` or `accept-with-warnings`) in the run's
+    /// profile: rejecting a document the spec allows is never conforming, whatever the
+    /// level of the rule the case was written for.
+    Accept,
+    /// It exercises a must-level rule and expects no definite acceptance: a definite
+    /// rejection, or an implementation-defined case (any allowed verdict passes it; a
+    /// crash, a timeout or a skip does not).
+    Must,
+}
+
+impl Deciding {
+    /// How a case that expects `expected` and exercises `rules` decides, if it does.
+    pub fn of(
+        expected: &ExpectedVerdict,
+        rules: &[String],
+        catalogue: &Catalogue,
+    ) -> Option<Deciding> {
+        let accepts = matches!(
+            expected,
+            ExpectedVerdict::Accept | ExpectedVerdict::AcceptWithWarnings
+        );
+        Deciding::from_parts(accepts, rules, catalogue)
+    }
+
+    /// The same for a case read back from `report.jsonl`, whose expected verdict is its
+    /// name (`accept`, `accept-with-warnings`, `reject`, `implementation-defined (...)`).
+    pub fn of_record(
+        expected_verdict: &str,
+        rules: &[String],
+        catalogue: &Catalogue,
+    ) -> Option<Deciding> {
+        let accepts = matches!(expected_verdict, "accept" | "accept-with-warnings");
+        Deciding::from_parts(accepts, rules, catalogue)
+    }
+
+    fn from_parts(accepts: bool, rules: &[String], catalogue: &Catalogue) -> Option<Deciding> {
+        if accepts {
+            Some(Deciding::Accept)
+        } else if is_must(rules, catalogue) {
+            Some(Deciding::Must)
+        } else {
+            None
+        }
+    }
+}
+
+/// The cases of one format and operation that decide its certificate, and how many of
+/// each kind passed on their verdict (or value).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct DecidingTally {
+    /// Cases that expect a definite acceptance, whatever the level of their rules.
+    pub accept_cases: usize,
+    /// Of those, the cases that passed.
+    pub accept_cases_passed: usize,
+    /// Cases that exercise a must-level rule and expect no definite acceptance (definite
+    /// rejections, and implementation-defined cases).
+    pub must_cases: usize,
+    /// Of those, the cases that passed.
+    pub must_cases_passed: usize,
+}
+
+impl DecidingTally {
+    /// Counts one deciding case.
+    pub fn add(&mut self, deciding: Deciding, passed: bool) {
+        let (cases, passed_cases) = match deciding {
+            Deciding::Accept => (&mut self.accept_cases, &mut self.accept_cases_passed),
+            Deciding::Must => (&mut self.must_cases, &mut self.must_cases_passed),
+        };
+        *cases += 1;
+        *passed_cases += usize::from(passed);
+    }
+
+    /// Deciding cases run.
+    pub fn cases(&self) -> usize {
+        self.accept_cases + self.must_cases
+    }
+
+    /// Whether there was a deciding case and every one passed.
+    pub fn all_passed(&self) -> bool {
+        self.cases() > 0
+            && self.accept_cases_passed == self.accept_cases
+            && self.must_cases_passed == self.must_cases
+    }
+
+    /// `118 of 120 accept and 317 of 317 other must-level validation cases passed`.
+    pub fn describe(&self, what: &str) -> String {
+        format!(
+            "{} of {} accept and {} of {} other must-level {what} cases passed",
+            self.accept_cases_passed, self.accept_cases, self.must_cases_passed, self.must_cases
+        )
+    }
 }
 
 /// Issues the certificate of every format and operation present in the run, each
@@ -360,8 +480,7 @@ pub fn issue(
         .map(|(format, operation)| {
             let mut reasons = Vec::new();
             let mut judged = 0;
-            let mut must_cases = 0;
-            let mut must_cases_passed = 0;
+            let mut deciding = DecidingTally::default();
             let mut other_failures = 0;
             let mut choices = Vec::new();
             let mut diagnostics = GradeTally::default();
@@ -375,31 +494,41 @@ pub fn issue(
                 if is_graded(result) {
                     diagnostics.add(result.diagnostics.grade);
                 }
-                if !is_must(&case.rules, catalogue) {
-                    if result.judgement.is_failure() {
-                        other_failures += 1;
+                let expectation = case.expectation(profile);
+                match Deciding::of(&expectation.verdict, &case.rules, catalogue) {
+                    None => {
+                        if result.judgement.is_failure() {
+                            other_failures += 1;
+                        }
                     }
-                } else {
-                    must_cases += 1;
-                    // A listed known failure that now passes is news for the expectations
-                    // file, not a failure of the validator: it passed on its verdict.
-                    if matches!(
-                        result.judgement,
-                        Judgement::Pass | Judgement::UnexpectedPass { .. }
-                    ) {
-                        must_cases_passed += 1;
-                    } else {
-                        let judgement = match &result.judgement {
-                            Judgement::ExpectedFailure { actual, .. } => actual.as_ref(),
-                            other => other,
-                        };
-                        reasons.push(format!("{} {}", result.name, judgement.name()));
+                    Some(kind) => {
+                        // A listed known failure that now passes is news for the
+                        // expectations file, not a failure of the validator: it passed on
+                        // its verdict.
+                        let passed = matches!(
+                            result.judgement,
+                            Judgement::Pass | Judgement::UnexpectedPass { .. }
+                        );
+                        deciding.add(kind, passed);
+                        if !passed {
+                            let judgement = match &result.judgement {
+                                Judgement::ExpectedFailure { actual, .. } => actual.as_ref(),
+                                other => other,
+                            };
+                            reasons.push(format!("{} {}", result.name, judgement.name()));
+                        }
                     }
                 }
-                warnings.add(&case.expectation(profile).verdict, result.actual.as_ref());
+                // Warnings are judged where the case compares them: a verdict-only case's
+                // diagnostics (and so its warnings) may differ from a correct validator's.
+                warnings.add(
+                    &expectation.verdict,
+                    result.actual.as_ref(),
+                    !case.verdict_only,
+                );
                 // The choices are those the run's profile leaves open.
                 if let (ExpectedVerdict::ImplementationDefined { reference, .. }, Some(actual)) =
-                    (&case.expectation(profile).verdict, &result.actual)
+                    (&expectation.verdict, &result.actual)
                 {
                     choices.push(Choice {
                         case: result.name.clone(),
@@ -409,8 +538,11 @@ pub fn issue(
                     });
                 }
             }
-            if must_cases == 0 {
-                reasons.push(format!("no must-level {operation} case was run"));
+            if deciding.cases() == 0 {
+                reasons.push(format!(
+                    "no {} case that decides a certificate was run",
+                    cases_called(operation)
+                ));
             }
             let held = scope.cases(format, operation);
             let selection = Selection {
@@ -429,8 +561,7 @@ pub fn issue(
                 certified: reasons.is_empty(),
                 selection,
                 reasons,
-                must_cases_passed,
-                must_cases,
+                deciding,
                 other_failures,
                 diagnostics_grade: diagnostics.overall(),
                 diagnostics,
@@ -480,7 +611,7 @@ mod tests {
         let tally = |answers: [Observation; 3]| {
             let mut warnings = Warnings::default();
             for (expected, actual) in cases.iter().zip(&answers) {
-                warnings.add(expected, Some(actual));
+                warnings.add(expected, Some(actual), true);
             }
             warnings
         };

@@ -445,7 +445,7 @@ fn matrix(out: &mut String, comparison: &Comparison, catalogue: &Catalogue) {
         .collect();
     subjects.sort();
     subjects.dedup();
-    out.push_str("<section id=\"matrix\"><h2>Formats by implementation</h2>\n<p>Certified: the run judged every case of the format and operation, and every must-level one passed on its verdict in the run's profile (diagnostics never decide it); a run that judged part of them is not a certification. Passed: cases that passed of those run. Diagnostics: the grade over the cases, then how many got each grade (exact / partial / wrong / none).</p>\n");
+    out.push_str("<section id=\"matrix\"><h2>Formats by implementation</h2>\n<p>Certified: the run judged every case of the format and operation, accepted every case that expects a definite acceptance (whatever the level of its rules) and passed every other must-level case, on its verdict in the run's profile (should- and may-level rejections and diagnostics never decide it); a run that judged part of them is not a certification. Passed: cases that passed of those run. Diagnostics: the grade over the cases, then how many got each grade (exact / partial / wrong / none).</p>\n");
     out.push_str("<table class=\"matrix\"><thead><tr><th>format</th>");
     for (index, run) in runs.iter().enumerate() {
         let _ = write!(
@@ -491,11 +491,13 @@ fn matrix(out: &mut String, comparison: &Comparison, catalogue: &Catalogue) {
                     let grades = tally.diagnostics;
                     let _ = write!(
                         out,
-                        "<span class=\"cert {class}\">{status}</span><br>{} of {} passed<br><small>must-level {} of {}</small><br>diagnostics: <span class=\"grade {}\">{}</span> <small>({} / {} / {} / {})</small>",
+                        "<span class=\"cert {class}\">{status}</span><br>{} of {} passed<br><small>accept {} of {}, other must-level {} of {}</small><br>diagnostics: <span class=\"grade {}\">{}</span> <small>({} / {} / {} / {})</small>",
                         tally.passed,
                         tally.total(),
-                        standing.must_cases_passed,
-                        standing.must_cases,
+                        standing.deciding.accept_cases_passed,
+                        standing.deciding.accept_cases,
+                        standing.deciding.must_cases_passed,
+                        standing.deciding.must_cases,
                         grades.overall(),
                         grades.overall(),
                         grades.exact,

@@ -720,7 +720,7 @@ fn next_steps(
     }
     if steps.is_empty() && uncertified > 0 {
         steps.push(format!(
-            "{} still {} known failures or skips of must-level cases: fix those to be certified",
+            "{} still {} known failures or skips of deciding cases (definite acceptances, must-level rules): fix those to be certified",
             counted(uncertified, "certificate", "certificates"),
             if uncertified == 1 { "counts" } else { "count" }
         ));

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use soulcheck_vocabulary::{Format, Profile};
 
-use super::certificate::{held_of, is_must, Held};
+use super::certificate::{held_of, Deciding, DecidingTally, Held};
 use super::jsonl::{Log, Record};
 use super::Tally;
 use crate::catalogue::Catalogue;
@@ -80,18 +80,17 @@ impl Run {
                 format: record.format,
                 operation: record.operation.clone(),
                 tally: Tally::default(),
-                must_cases: 0,
-                must_cases_passed: 0,
+                deciding: DecidingTally::default(),
                 cases: held_of(&self.corpus_cases, record.format, &record.operation),
             });
             standing.tally.add_record(record);
-            if is_must(&record.rules, catalogue) {
-                standing.must_cases += 1;
+            if let Some(kind) =
+                Deciding::of_record(&record.expected_verdict, &record.rules, catalogue)
+            {
                 // As the certificate counts it: a listed known failure that now passes
                 // passed on its verdict.
-                if matches!(record.result.as_str(), "pass" | "unexpected-pass") {
-                    standing.must_cases_passed += 1;
-                }
+                let passed = matches!(record.result.as_str(), "pass" | "unexpected-pass");
+                standing.deciding.add(kind, passed);
             }
         }
         standings.into_values().collect()
@@ -107,20 +106,18 @@ pub struct Standing {
     pub operation: String,
     /// Passed, failed, skipped, expected failures and the diagnostics grades.
     pub tally: Tally,
-    /// Must-level cases run.
-    pub must_cases: usize,
-    /// Must-level cases that passed.
-    pub must_cases_passed: usize,
+    /// The cases that decide a certificate, and how many passed.
+    pub deciding: DecidingTally,
     /// Cases of this format and operation the corpus holds (0: the report does not say).
     pub cases: usize,
 }
 
 impl Standing {
-    /// Certified: the run judged every case of the format and operation, every
-    /// must-level case passed, and there was at least one (the rule of
+    /// Certified: the run judged every case of the format and operation, and every case
+    /// that decides a certificate passed, and there was at least one (the rule of
     /// [`super::certificate`]).
     pub fn certified(&self) -> bool {
-        !self.is_partial() && self.must_cases > 0 && self.must_cases_passed == self.must_cases
+        !self.is_partial() && self.deciding.all_passed()
     }
 
     /// Whether the run judged only part of the cases the corpus holds: then it is not a

@@ -43,7 +43,7 @@ pub fn render(comparison: &Comparison, catalogue: &Catalogue) -> String {
         .collect();
     let _ = writeln!(
         out,
-        "Corpus {}. **Certified**: the run judged every case of the format and every must-level one passed on its verdict; a run that judged only part of them (a filter such as `--input-name`) is **not a certification**. **Passed**: validation cases that passed, of those run (expected failures and skips count as not passed). **Diagnostics**: the grade over the format's validation cases, then how many cases got each grade (exact / partial / wrong / none).\n",
+        "Corpus {}. **Certified**: the run judged every case of the format, accepted every case that expects a definite acceptance (whatever the level of its rules) and passed every other must-level case on its verdict (should- and may-level rejections do not decide it); a run that judged only part of them (a filter such as `--input-name`) is **not a certification**. **Passed**: validation cases that passed, of those run (expected failures and skips count as not passed). **Diagnostics**: the grade over the format's validation cases, then how many cases got each grade (exact / partial / wrong / none).\n",
         corpora.join(", ")
     );
     if comparison.is_mixed() {
@@ -148,12 +148,16 @@ fn status(standing: &Standing) -> String {
         )
     } else if standing.certified() {
         "certified".to_owned()
-    } else if standing.must_cases == 0 {
-        "not certified (no must-level case run)".to_owned()
+    } else if standing.deciding.cases() == 0 {
+        "not certified (no deciding case run)".to_owned()
     } else {
+        let deciding = &standing.deciding;
         format!(
-            "not certified ({} of {} must-level passed)",
-            standing.must_cases_passed, standing.must_cases
+            "not certified ({} of {} accept, {} of {} other must-level passed)",
+            deciding.accept_cases_passed,
+            deciding.accept_cases,
+            deciding.must_cases_passed,
+            deciding.must_cases
         )
     }
 }

@@ -16,6 +16,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
+pub mod allowed;
 pub mod compose_bundle;
 pub mod skill_package;
 pub mod soul_kit;
@@ -263,11 +264,10 @@ mod tests {
                 assert_eq!(mistake.format, format);
                 assert!(names.insert(mistake.name), "{} twice", mistake.name);
                 assert!(
-                    mistake
-                        .name
-                        .split('-')
-                        .all(|part| !part.is_empty()
-                            && part.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())),
+                    mistake.name.split('-').all(|part| !part.is_empty()
+                        && part
+                            .bytes()
+                            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())),
                     "{} is not kebab case",
                     mistake.name
                 );
