@@ -6,13 +6,20 @@
 # the same in process; this is the command line's view, with every report kept.
 #
 #   scripts/independent.sh FORMAT [SWITCH...]     # default: every switch of FORMAT
+#   scripts/independent.sh --clean FORMAT         # the clean implementation only; exit 1
+#                                                 # unless certified in both profiles (CI)
 #
 # Environment: SOULCHECK (a soulcheck binary; default: built in release), CORPUS (a cases/
 # directory; default: this checkout's), OUT (where reports go; default:
 # target/independent/FORMAT).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-format=${1:?usage: scripts/independent.sh FORMAT [SWITCH...]}
+clean_only=false
+if [ "${1:-}" = --clean ]; then
+    clean_only=true
+    shift
+fi
+format=${1:?usage: scripts/independent.sh [--clean] FORMAT [SWITCH...]}
 shift
 cargo build --release --quiet -p soulcheck-independent
 if [ -z "${SOULCHECK:-}" ]; then
@@ -51,8 +58,17 @@ else:
 PY
 }
 
-echo "clean, spec profile:   $(certify clean-spec spec '')"
-echo "clean, strict profile: $(certify clean-strict strict '')"
+spec=$(certify clean-spec spec '')
+strict=$(certify clean-strict strict '')
+echo "$format, clean, spec profile:   $spec"
+echo "$format, clean, strict profile: $strict"
+if $clean_only; then
+    if [ "$spec" = certified ] && [ "$strict" = certified ]; then
+        exit 0
+    fi
+    echo "the clean independent implementation of $format is not certified; reports in $out" >&2
+    exit 1
+fi
 if [ $# -eq 0 ]; then
     mapfile -t switches < <("$independent" --format "$format" --list | cut -f1)
 else
