@@ -6,6 +6,11 @@
 #
 #   fuzz/seed.sh [DIR]        (default: fuzz/corpus)
 set -euo pipefail
+# --help prints the comment above (how to use it) and does nothing else.
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
+    sed -n '2,/^set -euo pipefail/{/^#/s/^# \{0,1\}//p}' "$0"
+    exit 0
+fi
 cd "$(dirname "$0")/.."
 out="${1:-fuzz/corpus}"
 cargo run -q -p soulcheck-fuzz-tool --bin soulcheck-fuzz -- seed "$out"

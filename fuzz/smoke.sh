@@ -11,6 +11,11 @@
 # SOULCHECK_FUZZ_TARGET_DIR puts the build elsewhere (CI keeps it across runs), and
 # SOULCHECK_FUZZ_FLAGS passes build flags (e.g. "--sanitizer none").
 set -euo pipefail
+# --help prints the comment above (how to use it) and does nothing else.
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
+    sed -n '2,/^set -euo pipefail/{/^#/s/^# \{0,1\}//p}' "$0"
+    exit 0
+fi
 cd "$(dirname "$0")"
 seconds="${1:-10}"
 target_dir="${SOULCHECK_FUZZ_TARGET_DIR:-target}"

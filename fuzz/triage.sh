@@ -12,6 +12,11 @@
 # 4. prints the review checklist. The case is the contract only once a person has checked
 #    it against the spec: see CONTRIBUTING.md, "Triage of a fuzz crash".
 set -euo pipefail
+# --help prints the comment above (how to use it) and does nothing else.
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
+    sed -n '2,/^set -euo pipefail/{/^#/s/^# \{0,1\}//p}' "$0"
+    exit 0
+fi
 cd "$(dirname "$0")/.."
 if (($# < 2)); then
     echo "usage: fuzz/triage.sh TARGET ARTIFACT [CASE-ID]" >&2

@@ -18,6 +18,11 @@
 #  3. the survivors against the diagnostics oracle (exact diagnostics and locations);
 #  4. `cargo xtask corpus-power record` merges both runs into the record and renders it.
 set -euo pipefail
+# --help prints the comment above (how to use it) and does nothing else.
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
+    sed -n '2,/^set -euo pipefail/{/^#/s/^# \{0,1\}//p}' "$0"
+    exit 0
+fi
 cd "$(dirname "$0")/.."
 
 if ! cargo mutants --version >/dev/null 2>&1; then

@@ -13,6 +13,11 @@
 # directory; default: this checkout's), OUT (where reports go; default:
 # target/independent/FORMAT).
 set -euo pipefail
+# --help prints the comment above (how to use it) and does nothing else.
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
+    sed -n '2,/^set -euo pipefail/{/^#/s/^# \{0,1\}//p}' "$0"
+    exit 0
+fi
 cd "$(dirname "$0")/.."
 clean_only=false
 if [ "${1:-}" = --clean ]; then

@@ -660,18 +660,31 @@ fn compose_bundle(criterion: &mut Criterion, ratios: &mut Vec<Ratio>, schemas: &
     }
 }
 
-/// Rejection of oversize input must not grow with the input: each format with a hard
-/// limit is timed one byte over it and at 64 MiB, with `from_utf8` on the same bytes for
-/// contrast (a check that reads the input grows with it). A skill directory is bounded by
-/// its total: 1 MiB + 1 byte spread over files, and one file of 64 MiB.
+/// What the reference answers one byte past a format's size limit, in the spec profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PastLimit {
+    /// The limit is the spec's: the input is rejected, in both profiles.
+    Rejects,
+    /// The limit is a bound of the reference's own: the spec profile does not judge the
+    /// input (the strict profile rejects it).
+    NotJudged,
+}
+
+/// Answering oversize input must not grow with the input: each format with a size limit
+/// is timed one byte over it and at 64 MiB, with `from_utf8` on the same bytes for
+/// contrast (a check that reads the input grows with it). Each input is first held to
+/// what each profile answers: the spec's own limits reject in both; past a bound of the
+/// reference's the spec profile declines and the strict profile rejects. A skill directory
+/// is bounded by its total: 1 MiB + 1 byte spread over files, and one file of 64 MiB.
 fn oversize(criterion: &mut Criterion, ratios: &mut Vec<Ratio>) {
-    let documents: [(&str, Format, &str, usize, &[u8]); 5] = [
+    let documents: [(&str, Format, &str, usize, &[u8], PastLimit); 5] = [
         (
             "soul-kit",
             Format::SoulKit,
             "kit.soulkit.json",
             soulcheck_reference::soul_kit::MAX_BYTES,
             b"{\"format\": \"soulware.soul-kit\"}\n",
+            PastLimit::Rejects,
         ),
         (
             "soulacy-package",
@@ -679,6 +692,7 @@ fn oversize(criterion: &mut Criterion, ratios: &mut Vec<Ratio>) {
             "agent.soulacy-agent.json",
             soulcheck_reference::soulacy::MAX_PACKAGE_BYTES,
             b"{\"schema_version\": \"soulacy.agent.package/v2\"}\n",
+            PastLimit::NotJudged,
         ),
         (
             "soulacy-sidecar",
@@ -686,6 +700,7 @@ fn oversize(criterion: &mut Criterion, ratios: &mut Vec<Ratio>) {
             ".soulacy-package.json",
             soulcheck_reference::soulacy::MAX_SIDECAR_BYTES,
             b"{\"schema_version\": \"soulacy.agent.package/v2\"}\n",
+            PastLimit::NotJudged,
         ),
         (
             "skill-package-envelope",
@@ -693,6 +708,7 @@ fn oversize(criterion: &mut Criterion, ratios: &mut Vec<Ratio>) {
             "package.json",
             soulcheck_reference::skill_package::MAX_ENVELOPE_BYTES,
             b"{\"version\": 1, \"kind\": \"asset-package\"}\n",
+            PastLimit::NotJudged,
         ),
         (
             "skill-package-head",
@@ -700,21 +716,37 @@ fn oversize(criterion: &mut Criterion, ratios: &mut Vec<Ratio>) {
             "SKILL.md",
             soulcheck_reference::skill_package::MAX_FILE_BYTES,
             b"---\nname: big\ndescription: A big head.\n---\n# Big\n",
+            PastLimit::Rejects,
         ),
     ];
-    for (label, format, name, limit, seed) in documents {
+    let mut strict = Context::new();
+    strict.insert("profile".to_owned(), "strict".into());
+    for (label, format, name, limit, seed, past) in documents {
         let group_name = format!("oversize-{label}");
         let mut group = criterion.benchmark_group(&group_name);
         group.sampling_mode(SamplingMode::Flat).sample_size(10);
         for size in [limit + 1, HUGE] {
             let bytes = inputs::padded_to(seed.to_vec(), size);
             let report = validate(format, name, &bytes);
-            assert_eq!(report.verdict(), Verdict::Reject, "{group_name}");
-            assert_eq!(
-                report.diagnostics.len(),
-                1,
-                "{group_name}: only the size rule"
-            );
+            let strict_report = check(format, "validate", Input::Document { name, bytes: &bytes }, &strict)
+                .expect("the reference validates this format");
+            for (profile, report) in [("spec", &report), ("strict", &strict_report)] {
+                assert_eq!(
+                    report.diagnostics.len(),
+                    1,
+                    "{group_name}, {profile} profile: only the size rule"
+                );
+            }
+            assert_eq!(strict_report.verdict(), Verdict::Reject, "{group_name}, strict profile");
+            match past {
+                PastLimit::Rejects => {
+                    assert_eq!(report.verdict(), Verdict::Reject, "{group_name}, spec profile");
+                }
+                PastLimit::NotJudged => assert!(
+                    report.not_judged_reason().is_some(),
+                    "{group_name}, spec profile: not judged past the bound"
+                ),
+            }
             group.throughput(Throughput::Bytes(size as u64));
             group.bench_with_input(BenchmarkId::new("reference", size), &bytes, |b, bytes| {
                 b.iter(|| black_box(validate(format, name, black_box(bytes))))

@@ -76,8 +76,13 @@ impl Catalogue {
 
     /// Loads `rules.toml` from every format directory of a store that has one.
     pub fn open(store: &Store) -> Result<Catalogue, LoadError> {
+        Catalogue::open_formats(store, &Format::ALL)
+    }
+
+    /// Loads the catalogues of `formats` only (those the store has).
+    pub fn open_formats(store: &Store, formats: &[Format]) -> Result<Catalogue, LoadError> {
         let mut catalogue = Catalogue::default();
-        for format in Format::ALL {
+        for format in Format::ALL.into_iter().filter(|f| formats.contains(f)) {
             let relative = Path::new(format.name()).join("rules.toml");
             let path = store.display(&relative);
             match store.kind(&relative) {

@@ -751,6 +751,12 @@ impl Corpus {
 
     /// Loads every case in a store.
     pub fn open(store: Store) -> Result<Corpus, LoadError> {
+        Corpus::open_formats(store, &Format::ALL)
+    }
+
+    /// Loads the cases of `formats` only (and the retired IDs): a run selects before it
+    /// loads, so a run of one format parses that format's cases, not the corpus.
+    pub fn open_formats(store: Store, formats: &[Format]) -> Result<Corpus, LoadError> {
         if store.kind(Path::new("")) != Some(Kind::Dir) {
             return Err(LoadError::invalid(
                 &store.display(Path::new("")),
@@ -758,7 +764,7 @@ impl Corpus {
             ));
         }
         let mut cases = Vec::new();
-        for format in Format::ALL {
+        for format in Format::ALL.into_iter().filter(|f| formats.contains(f)) {
             let format_dir = Path::new(format.name());
             // What is neither a directory nor a regular file (a symlink, which might lead
             // out of the corpus, a FIFO, a device) is refused, never skipped or followed.
@@ -801,6 +807,22 @@ impl Corpus {
             cases,
             retired,
         })
+    }
+
+    /// The case IDs of a format (its case directories' names), read without loading any
+    /// case, so a run can find which formats its `--case` patterns name before it loads.
+    /// Entries that are not directories are left to the loader, which refuses them.
+    pub fn case_ids(store: &Store, format: Format) -> Result<Vec<String>, LoadError> {
+        let format_dir = Path::new(format.name());
+        if store.kind(format_dir) != Some(Kind::Dir) {
+            return Ok(Vec::new());
+        }
+        Ok(store
+            .list(format_dir)?
+            .into_iter()
+            .filter(|(_, kind)| *kind == Some(Kind::Dir))
+            .map(|(name, _)| name)
+            .collect())
     }
 
     /// A content hash of the corpus (every file under its root, with its relative path,

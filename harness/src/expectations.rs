@@ -1,7 +1,9 @@
 //! Known failures, recorded as data: a validator's expectations file lists the cases it is
 //! known to fail, with a reason. A listed failure is reported but does not fail the run;
 //! a listed case that passes is an unexpected pass (so the list cannot silently rot); an
-//! ID the corpus does not have is an error.
+//! ID the corpus does not have is an error. A run that loaded some formats only (it
+//! selects before it loads) checks the entries of those formats; an entry of a format it
+//! did not load cannot apply to it and is passed over.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -9,6 +11,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::corpus::Case;
+use soulcheck_vocabulary::Format;
 use crate::runner::{CaseResult, Judgement};
 use crate::LoadError;
 
@@ -33,14 +36,25 @@ struct Entry {
 }
 
 impl Expectations {
-    /// Loads an expectations file and checks every listed case exists.
+    /// Loads an expectations file and checks every listed case exists: among `cases`,
+    /// for an entry of a format `cases` hold; an entry must name a format in any case.
     pub fn load(path: &Path, cases: &[Case]) -> Result<Expectations, LoadError> {
         let text = crate::files::read_string(path, crate::files::MAX_CONFIG_FILE)?;
         let file: File =
             toml::from_str(&text).map_err(|error| LoadError::invalid(path, error.to_string()))?;
+        let names: std::collections::BTreeSet<String> = cases.iter().map(Case::name).collect();
+        let loaded: std::collections::BTreeSet<Format> =
+            cases.iter().map(|case| case.format).collect();
         let mut failures = BTreeMap::new();
         for entry in file.failures {
-            if !cases.iter().any(|case| case.name() == entry.case) {
+            let format = entry
+                .case
+                .split_once('/')
+                .and_then(|(format, _)| format.parse::<Format>().ok());
+            if format.is_some_and(|format| !loaded.contains(&format)) {
+                continue;
+            }
+            if !names.contains(&entry.case) {
                 return Err(LoadError::invalid(
                     path,
                     format!("unknown case `{}`", entry.case),

@@ -196,8 +196,9 @@ impl Store {
 }
 
 /// Every entry of an embedded directory tree by its path (relative to the tree's root, as
-/// `include_dir` names them).
-type Index = HashMap<&'static Path, &'static DirEntry<'static>>;
+/// `include_dir` names them). Hashed with foldhash: the index is built at every start, and
+/// a one-case run should not spend more on it than on its case.
+type Index = foldhash::HashMap<&'static Path, &'static DirEntry<'static>>;
 
 /// The index of an embedded tree, built on first use and kept for the life of the process
 /// (the tree is static, so its index may be too). `include_dir`'s own lookups compare the
@@ -215,7 +216,7 @@ fn index(root: &'static Dir<'static>) -> &'static Index {
     indexes
         .entry(std::ptr::from_ref(root) as usize)
         .or_insert_with(|| {
-            let mut index = Index::new();
+            let mut index = Index::with_capacity_and_hasher(entries(root), Default::default());
             let mut pending: Vec<&'static Dir<'static>> = vec![root];
             while let Some(dir) = pending.pop() {
                 for entry in dir.entries() {
@@ -227,6 +228,17 @@ fn index(root: &'static Dir<'static>) -> &'static Index {
             }
             Box::leak(Box::new(index))
         })
+}
+
+/// How many entries an embedded tree holds, so its index is sized once.
+fn entries(root: &'static Dir<'static>) -> usize {
+    let mut count = 0;
+    let mut pending: Vec<&'static Dir<'static>> = vec![root];
+    while let Some(dir) = pending.pop() {
+        count += dir.entries().len();
+        pending.extend(dir.dirs());
+    }
+    count
 }
 
 /// One directory of the store (a case's), and the paths under it.

@@ -54,6 +54,7 @@
 //! target is resolved within the decoy directory. An export ([`materialise`]) writes
 //! targets as described.
 
+use std::borrow::Cow;
 use std::fs::OpenOptions;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -82,7 +83,9 @@ pub struct TreeSpec {
     /// Committed directory in the case directory copied as the tree's base, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub base: Option<String>,
-    /// Entries created inside the root after the base is copied, in order.
+    /// Entries created inside the root after the base is copied, in order, as described:
+    /// an entry with `repeat` stands for its numbered copies ([`TreeSpec::expanded`]), so
+    /// a loaded spec costs what its description costs, whatever it expands to.
     pub entries: Vec<TreeEntry>,
     /// Entries created beside the root (targets for symlinks leading out of the tree).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -122,8 +125,8 @@ pub struct TreeEntry {
     /// `output`: the entry's path names the file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recipe: Option<Recipe>,
-    /// In a case's description only: this entry stands for `repeat` entries whose paths
-    /// replace `{n}` with 1 to `repeat`. A loaded spec holds the expanded entries.
+    /// This entry stands for `repeat` entries whose paths replace `{n}` with 1 to
+    /// `repeat` ([`TreeSpec::expanded`] lists them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeat: Option<usize>,
 }
@@ -169,10 +172,13 @@ impl TreeTable {
             .ok_or_else(|| {
                 LoadError::invalid(case_toml, format!("tree name `{name}` is not one segment"))
             })?;
-        let entries = expand_repeats(self.entries, case_toml)?;
-        for entry in &entries {
-            check_entry(entry, case_toml)?;
+        check_repeats(&self.entries, case_toml)?;
+        for entry in &self.entries {
+            // Every copy of a repeated entry is checked by checking one: numbering puts
+            // digits where `{n}` stands, which makes no segment empty, `.` or `..`.
+            check_entry(&copy(entry, 1), case_toml)?;
         }
+        let entries = self.entries;
         if self.outside.iter().any(|entry| entry.repeat.is_some()) {
             return Err(LoadError::invalid(
                 case_toml,
@@ -201,13 +207,12 @@ impl TreeTable {
     }
 }
 
-/// Expands every `repeat` entry into its copies, refusing a repeat without `{n}` in its
-/// path, of a recipe, of zero, or past [`MAX_DESCRIBED_ENTRIES`] entries in all (checked
-/// before anything is built).
-fn expand_repeats(entries: Vec<TreeEntry>, case_toml: &Path) -> Result<Vec<TreeEntry>, LoadError> {
+/// Refuses a repeat without `{n}` in its path, of a recipe, of zero, or past
+/// [`MAX_DESCRIBED_ENTRIES`] entries in all, counted without building any copy.
+fn check_repeats(entries: &[TreeEntry], case_toml: &Path) -> Result<(), LoadError> {
     let defect = |message: String| Err(LoadError::invalid(case_toml, message));
     let mut total: usize = 0;
-    for entry in &entries {
+    for entry in entries {
         let copies = match entry.repeat {
             None => 1,
             Some(0) => return defect(format!("entry `{}` repeats 0 times", entry.path)),
@@ -232,22 +237,29 @@ fn expand_repeats(entries: Vec<TreeEntry>, case_toml: &Path) -> Result<Vec<TreeE
             "the tree describes {total} entries; at most {MAX_DESCRIBED_ENTRIES} are allowed"
         ));
     }
-    let mut expanded = Vec::with_capacity(total);
-    for entry in entries {
-        match entry.repeat {
-            None => expanded.push(entry),
-            Some(copies) => {
-                for n in 1..=copies {
-                    expanded.push(TreeEntry {
-                        path: entry.path.replace("{n}", &n.to_string()),
-                        repeat: None,
-                        ..entry.clone()
-                    });
-                }
-            }
-        }
+    Ok(())
+}
+
+/// Copy `n` of an entry: a repeated entry with `{n}` numbered, any other as it is.
+fn copy(entry: &TreeEntry, n: usize) -> Cow<'_, TreeEntry> {
+    if entry.repeat.is_none() {
+        return Cow::Borrowed(entry);
     }
-    Ok(expanded)
+    Cow::Owned(TreeEntry {
+        path: entry.path.replace("{n}", &n.to_string()),
+        repeat: None,
+        ..entry.clone()
+    })
+}
+
+impl TreeSpec {
+    /// The entries inside the root, repeats expanded into their numbered copies, in
+    /// order, built one at a time.
+    pub fn expanded(&self) -> impl Iterator<Item = Cow<'_, TreeEntry>> {
+        self.entries
+            .iter()
+            .flat_map(|entry| (1..=entry.repeat.unwrap_or(1)).map(move |n| copy(entry, n)))
+    }
 }
 
 /// The segments of a safe relative path: `/`-separated, not absolute, without empty,
@@ -355,8 +367,8 @@ fn build(
         None => std::fs::create_dir(&root).map_err(|source| LoadError::io(&root, source))?,
     }
     let decoys = decoys.then_some(into);
-    for entry in &spec.entries {
-        create_entry(case_dir, &root, entry, decoys)?;
+    for entry in spec.expanded() {
+        create_entry(case_dir, &root, &entry, decoys)?;
     }
     for entry in &spec.outside {
         create_entry(case_dir, into, entry, decoys)?;
@@ -562,11 +574,15 @@ mod tests {
             content: Some("x".to_owned()),
             ..entry(path, EntryKind::File)
         };
-        let expanded = expand_repeats(
-            vec![entry("SKILL.md", EntryKind::File), repeated("r/f{n}.md", 3)],
-            toml,
-        )
-        .expect("expands");
+        let table = TreeTable {
+            name: Some("t".to_owned()),
+            entries: vec![entry("SKILL.md", EntryKind::File), repeated("r/f{n}.md", 3)],
+            outside: Vec::new(),
+        };
+        let spec = table.into_spec(None, toml).expect("loads");
+        // The spec keeps the description; the copies are built as they are listed.
+        assert_eq!(spec.entries.len(), 2);
+        let expanded: Vec<TreeEntry> = spec.expanded().map(Cow::into_owned).collect();
         let paths: Vec<&str> = expanded.iter().map(|e| e.path.as_str()).collect();
         assert_eq!(paths, ["SKILL.md", "r/f1.md", "r/f2.md", "r/f3.md"]);
         assert!(expanded.iter().all(|e| e.repeat.is_none()));
@@ -575,7 +591,7 @@ mod tests {
             (repeated("r/f{n}.md", 0), "zero"),
             (repeated("r/f{n}.md", MAX_DESCRIBED_ENTRIES + 1), "too many"),
         ] {
-            assert!(expand_repeats(vec![bad], toml).is_err(), "{why}");
+            assert!(check_repeats(&[bad], toml).is_err(), "{why}");
         }
         let recipe = TreeEntry {
             content: None,
@@ -589,10 +605,7 @@ mod tests {
             }),
             ..repeated("r/f{n}.md", 2)
         };
-        assert!(
-            expand_repeats(vec![recipe], toml).is_err(),
-            "a repeated recipe"
-        );
+        assert!(check_repeats(&[recipe], toml).is_err(), "a repeated recipe");
     }
 
     #[test]

@@ -10,6 +10,7 @@
 
 pub mod case_file;
 pub mod corpus_power;
+pub mod doc_commands;
 pub mod document;
 pub mod edit;
 pub mod family;

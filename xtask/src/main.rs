@@ -1,22 +1,28 @@
 //! `cargo xtask generate` rewrites the generated cases and the README formats table;
 //! `cargo xtask check` lists the generated files that are stale and exits 1;
-//! `cargo xtask corpus-power ...` keeps the corpus-power record (docs/corpus-power.md).
+//! `cargo xtask corpus-power ...` keeps the corpus-power record (docs/corpus-power.md);
+//! `cargo xtask doc-commands` tries every command the docs give (CI).
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <generate|check|corpus-power>\n\
+const USAGE: &str = "usage: cargo xtask <generate|check|corpus-power|doc-commands>\n\
     \n  generate  rewrite the generated cases (xtask/families) and the README formats table\
     \n  check     list generated files that differ from what is committed; exit 1 if any\
     \n  corpus-power record VERDICTS-DIR [DIAGNOSTICS-DIR] DATE COMMIT [--whole FILE...]\
     \n            merge a cargo-mutants run (its -o directories) into docs/corpus-power/, then render;\
     \n            the old lines of each FILE the run measured whole (--file) are replaced\
     \n  corpus-power render   rewrite docs/corpus-power.md and docs/corpus-power.json\
-    \n  corpus-power check    exit 1 if those two are stale";
+    \n  corpus-power check    exit 1 if those two are stale\
+    \n  doc-commands  try every command README.md, CONTRIBUTING.md and docs/ give (--help,\
+    \n            --list); exit 1 if one fails or has no probe";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("corpus-power") {
         return corpus_power(&args[1..]);
+    }
+    if args.first().map(String::as_str) == Some("doc-commands") {
+        return doc_commands();
     }
     let command = match args.as_slice() {
         [command] if command == "generate" || command == "check" => command.as_str(),
@@ -79,6 +85,37 @@ fn main() -> ExitCode {
         problems.len()
     );
     ExitCode::FAILURE
+}
+
+/// `cargo xtask doc-commands`: each documented command, what its probe gave.
+fn doc_commands() -> ExitCode {
+    let root = xtask::repository_root();
+    let outcomes = match xtask::doc_commands::run(&root) {
+        Ok(outcomes) => outcomes,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut failed = 0;
+    for outcome in &outcomes {
+        match &outcome.result {
+            Ok(result) => println!("{}\n    {result}", outcome.command),
+            Err(problem) => {
+                failed += 1;
+                println!("{}\n    FAILED: {problem}", outcome.command);
+            }
+        }
+    }
+    println!(
+        "{} documented commands, {failed} failed",
+        outcomes.len()
+    );
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }
 
 /// `cargo xtask corpus-power ...`.

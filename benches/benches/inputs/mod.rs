@@ -725,9 +725,11 @@ fn soulacy_document(rng: &mut Rng, file_entries: Vec<serde_json::Value>) -> serd
         },
         "soul_yaml": soul_yaml,
         "files": file_entries,
+        // No package digest: Soulacy's importer checks one against Go's re-serialisation
+        // of the whole package, which these generators do not reproduce; a digest of
+        // anything else would make every input an integrity mismatch.
         "integrity": {
             "algorithm": "sha256",
-            "sha256": format!("{:x}", Sha256::digest(b"manifest")),
         },
     })
 }

@@ -9,6 +9,12 @@
 //! reading each case's input (and building recipe inputs) is part of a run, as it is in
 //! `soulcheck run`.
 //!
+//! A third group times what a user waits for with one case in mind, as whole processes:
+//! `soulcheck run --case <one case>` against `soulcheck check` of the same input. A run
+//! selects before it loads (only the formats its filters name are parsed and
+//! self-checked), so one case costs about a case, not the corpus; the target is a ratio
+//! of at most 10.
+//!
 //! Run `cargo bench --bench corpus`; the ratio table is printed at the end.
 
 // The ratio table is shared with the reference's benches in `benches`.
@@ -18,6 +24,7 @@ mod support;
 use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime};
 
 use criterion::{SamplingMode, Throughput};
@@ -121,6 +128,32 @@ fn main() {
     });
     group.finish();
 
+    // One case, as a user runs it: the whole process each time.
+    let one = "name-length-81";
+    let input = root.join("soul-kit").join(one).join("input.soulkit.json");
+    let soulcheck = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_soulcheck"))
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("soulcheck starts")
+            .code()
+    };
+    let case = format!("soul-kit/{one}");
+    let input = input.to_str().expect("a UTF-8 path");
+    let run_one = ["run", "--quiet", "--case", case.as_str()];
+    let check_one = ["check", "--format", "soul-kit", input];
+    // The run passes its case (exit 0); the check rejects the input (exit 1): both did
+    // their work, so the timings compare that work.
+    assert_eq!(soulcheck(&run_one), Some(0), "the one-case run passes");
+    assert_eq!(soulcheck(&check_one), Some(1), "the check rejects the input");
+    let mut group = criterion.benchmark_group("one-case");
+    group.sampling_mode(SamplingMode::Flat).sample_size(20);
+    group.bench_function("run-case", |b| b.iter(|| black_box(soulcheck(&run_one))));
+    group.bench_function("check", |b| b.iter(|| black_box(soulcheck(&check_one))));
+    group.finish();
+
     criterion.final_summary();
     println!(
         "\nharness-corpus: {} cases; harness-subset: {} cases ({SUBSET_PER_FORMAT} per format)",
@@ -147,6 +180,12 @@ fn main() {
                 "harness-subset",
                 "per-case-external",
                 "persistent",
+            ),
+            Ratio::within(
+                "one case: `run --case` / `check` of its input (target: at most 10)",
+                "one-case",
+                "run-case",
+                "check",
             ),
         ],
         started,

@@ -153,8 +153,17 @@ fn corpus_hash(corpus: &Corpus) -> Result<String> {
     })
 }
 
-/// Loads the selected corpus and its catalogue.
+/// Loads the selected corpus and its catalogue, every format.
 fn load(selection: &Selection) -> Result<(Corpus, Catalogue)> {
+    load_formats(selection, |_| Ok(Format::ALL.to_vec()))
+}
+
+/// Loads the selected corpus's cases and catalogues of the formats `formats` picks from
+/// the store (a run selects before it loads).
+fn load_formats(
+    selection: &Selection,
+    formats: impl FnOnce(&Store) -> Result<Vec<Format>>,
+) -> Result<(Corpus, Catalogue)> {
     if let Some(path) = &selection.corpus {
         if !path.is_dir() {
             anyhow::bail!(
@@ -164,8 +173,9 @@ fn load(selection: &Selection) -> Result<(Corpus, Catalogue)> {
         }
     }
     let store = corpus_store(selection.corpus.as_deref());
-    let catalogue = Catalogue::open(&store)?;
-    let corpus = Corpus::open(store)?;
+    let formats = formats(&store)?;
+    let catalogue = Catalogue::open_formats(&store, &formats)?;
+    let corpus = Corpus::open_formats(store, &formats)?;
     Ok((corpus, catalogue))
 }
 

@@ -27,7 +27,7 @@ use soulcheck_harness::{selfcheck, Case, Catalogue, Corpus, Format, Implementati
 use crate::guarded::{guarded, Guarded};
 use crate::listing::selected;
 use crate::subject::{Subject, ValidatorArgs};
-use crate::{corpus_hash, load, output, Selection};
+use crate::{corpus_hash, load_formats, output, Selection};
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -109,7 +109,7 @@ fn interrupted_after(progress: &Progress) -> String {
 }
 
 fn run_inner(args: RunArgs, interruptible: &Interruptible) -> Result<ExitCode> {
-    let (corpus, catalogue) = load(&args.selection)?;
+    let (corpus, catalogue) = load_formats(&args.selection, |store| formats_to_load(&args, store))?;
     if corpus.cases.is_empty() {
         bail!(
             "the corpus at {} has no cases\nhint: --corpus names a directory holding <format>/<case-id>/case.toml; leave it out to use the corpus built into soulcheck",
@@ -288,6 +288,33 @@ fn self_check(corpus: &Corpus, catalogue: &Catalogue, cases: &[&Case]) -> Vec<se
         );
     }
     mine
+}
+
+/// Step 0: the formats a run loads, chosen before any case is read: those `--format`
+/// names; else those holding a case directory that a `--case` pattern matches (by its ID
+/// or `<format>/<id>`); else every format. When the patterns match no directory at all,
+/// every format is loaded, so the selection's own check says which pattern matched
+/// nothing. The certificates of a loaded format count all its cases, as before.
+fn formats_to_load(args: &RunArgs, store: &Store) -> Result<Vec<Format>> {
+    if !args.selection.format.is_empty() {
+        return Ok(args.selection.format.clone());
+    }
+    let Some(globs) = glob_set(&args.cases)? else {
+        return Ok(Format::ALL.to_vec());
+    };
+    let mut formats = Vec::new();
+    for format in Format::ALL {
+        let named = Corpus::case_ids(store, format)?.iter().any(|id| {
+            globs.is_match(id) || globs.is_match(format!("{}/{id}", format.name()))
+        });
+        if named {
+            formats.push(format);
+        }
+    }
+    if formats.is_empty() {
+        formats = Format::ALL.to_vec();
+    }
+    Ok(formats)
 }
 
 /// Step 1: the cases the filters select, in corpus order. Every filter must match
