@@ -34,6 +34,7 @@ crate::mistakes! {
         VerifiedStringAccepted = "verified-string-accepted": "accepts integrity.verified as the string \"true\" or \"false\"",
         SchemaVersionTrimmed = "schema-version-trimmed": "trims white space around schema_version before comparing it",
         SchemaVersionCaseInsensitive = "schema-version-case-insensitive": "compares schema_version without regard to letter case",
+        SchemaVersionUnchecked = "schema-version-unchecked": "treats any schema_version other than v1 as v2 without refusing it",
         V1AlwaysRefused = "v1-always-refused": "refuses every v1 package, as the CLI's validate does, instead of warning before the cutoff",
         V1NeverCutOff = "v1-never-cut-off": "only warns about a v1 package, whatever the clock says",
         CutoffDayEarly = "cutoff-day-early": "reads \"Now -> 2027-05-31\" as exclusive and refuses v1 from 2027-05-31 on",
@@ -69,7 +70,8 @@ crate::mistakes! {
         IntegrityKeepsEmpty = "integrity-keeps-empty": "re-serialises empty omitempty members (\"files\": [], \"description\": \"\") instead of leaving them out",
         IntegrityCaseSensitive = "integrity-case-sensitive": "compares integrity.sha256 with the computed digest case-sensitively",
         IntegrityUnchecked = "integrity-unchecked": "does not check integrity.sha256, as the CLI's validate does",
-        IntegrityShortEscapes = "integrity-short-escapes": "re-serialises U+0008 and U+000C as \\b and \\f, as Go 1.22 and later do",
+        IntegrityNoSeparatorEscape = "integrity-no-separator-escape": "re-serialises U+2028 and U+2029 raw, as serde_json does, where Go writes \\u2028 and \\u2029",
+        IntegritySortedKeys = "integrity-sorted-keys": "re-serialises members sorted by name (a map-based writer) instead of in Go's field order",
         FileDigestUnchecked = "file-digest-unchecked": "does not compare a file's sha256 with its text",
         FileDigestCaseInsensitive = "file-digest-case-insensitive": "compares a file's sha256 with its text's digest without regard to letter case",
         FileWithoutTextSkipped = "file-without-text-skipped": "does not compare the digest of a file entry that has no text",
@@ -394,7 +396,10 @@ impl<'a> Check<'a> {
         let Some(schema) = schema else {
             return;
         };
-        if !v1 && !self.schema_matches(schema, SCHEMA_V2) {
+        if !v1
+            && !self.schema_matches(schema, SCHEMA_V2)
+            && !self.planted(Planted::SchemaVersionUnchecked)
+        {
             self.outcome.error(
                 "soulacy-package.schema-version.value: /schema_version is neither \
                  soulacy.agent.package/v1 nor soulacy.agent.package/v2",
@@ -739,7 +744,8 @@ impl<'a> Check<'a> {
         }
         let escaping = Escaping {
             html: !self.planted(Planted::IntegrityNoHtmlEscape),
-            short_b_f: self.planted(Planted::IntegrityShortEscapes),
+            separators: !self.planted(Planted::IntegrityNoSeparatorEscape),
+            sorted: self.planted(Planted::IntegritySortedKeys),
             omit_empty: !self.planted(Planted::IntegrityKeepsEmpty),
         };
         let mut serialised = String::new();

@@ -57,6 +57,7 @@ crate::mistakes! {
         V2PackageIdOptional = "v2-package-id-optional": "does not require package_id in a v2 sidecar",
         V2VersionOptional = "v2-version-optional": "does not require installed_version in a v2 sidecar",
         InstalledAtOptional = "installed-at-optional": "does not require installed_at",
+        InstalledAtUnchecked = "installed-at-unchecked": "does not check installed_at as an RFC 3339 date-time",
     }
 }
 
@@ -329,6 +330,9 @@ impl Check<'_> {
         let Some(text) = self.lookup.get(top, "installed_at").and_then(Json::as_str) else {
             return;
         };
+        if self.planted(Planted::InstalledAtUnchecked) {
+            return;
+        }
         if instant::parse(text, self.slip).is_none() {
             self.outcome.error(
                 "soulacy-sidecar.installed-at.rfc3339: /installed_at is not an RFC 3339 date-time",
