@@ -161,9 +161,9 @@ pub fn days_in_month(year: u32, month: u32, slip: Option<Slip>) -> u32 {
 /// Gregorian leap years: divisible by 4, except centuries not divisible by 400.
 pub fn is_leap(year: u32, slip: Option<Slip>) -> bool {
     if slip == Some(Slip::LeapEveryFourth) {
-        return year % 4 == 0;
+        return year.is_multiple_of(4);
     }
-    (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+    (year.is_multiple_of(4) && !year.is_multiple_of(100)) || year.is_multiple_of(400)
 }
 
 #[cfg(test)]

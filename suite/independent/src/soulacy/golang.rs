@@ -315,7 +315,9 @@ fn encode_string(text: &str, escaping: Escaping, out: &mut String) {
             '<' | '>' | '&' if escaping.html => {
                 out.push_str(&format!("\\u{:04x}", u32::from(character)));
             }
-            '\u{2028}' | '\u{2029}' if escaping.separators => out.push_str(&format!("\\u{:04x}", u32::from(character))),
+            '\u{2028}' | '\u{2029}' if escaping.separators => {
+                out.push_str(&format!("\\u{:04x}", u32::from(character)))
+            }
             control if u32::from(control) < 0x20 => {
                 out.push_str(&format!("\\u{:04x}", u32::from(control)));
             }

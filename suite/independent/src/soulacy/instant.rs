@@ -229,7 +229,11 @@ impl DateTime {
         } else {
             let sign = if self.offset_minutes < 0 { '-' } else { '+' };
             let magnitude = self.offset_minutes.abs();
-            out.push_str(&format!("{sign}{:02}:{:02}", magnitude / 60, magnitude % 60));
+            out.push_str(&format!(
+                "{sign}{:02}:{:02}",
+                magnitude / 60,
+                magnitude % 60
+            ));
         }
         out
     }

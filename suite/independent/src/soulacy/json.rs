@@ -401,7 +401,12 @@ mod tests {
             Err(ReadError::TrailingData)
         );
         assert!(read("{}\u{a0}".as_bytes(), BomPolicy::Refuse, None).is_err());
-        assert!(read("{}\u{a0}".as_bytes(), BomPolicy::Refuse, Some(Slip::TrimText)).is_ok());
+        assert!(read(
+            "{}\u{a0}".as_bytes(),
+            BomPolicy::Refuse,
+            Some(Slip::TrimText)
+        )
+        .is_ok());
     }
 
     #[test]

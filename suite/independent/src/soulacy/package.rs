@@ -13,7 +13,7 @@ use sha2::{Digest as _, Sha256};
 
 use super::golang::{self, Escaping, GoField, GoKind, GoValue};
 use super::json::{self, BomPolicy, Json, Lookup, Member, ReadError};
-use super::{calendar, has_visible, instant, namespace, field, Field, Kind, Slip, Walker};
+use super::{calendar, field, has_visible, instant, namespace, Field, Kind, Slip, Walker};
 use crate::{Input, Outcome, Settings};
 
 crate::mistakes! {
@@ -121,9 +121,15 @@ const SHARED: &[(Planted, Slip)] = &[
     (Planted::TimestampNoRangeCheck, Slip::TimestampNoRangeCheck),
     (Planted::TimestampDateOnly, Slip::TimestampDateOnly),
     (Planted::TimestampSpace, Slip::TimestampSpace),
-    (Planted::TimestampFractionRefused, Slip::TimestampFractionRefused),
+    (
+        Planted::TimestampFractionRefused,
+        Slip::TimestampFractionRefused,
+    ),
     (Planted::TimestampUtcOnly, Slip::TimestampUtcOnly),
-    (Planted::TimestampOffsetNoColon, Slip::TimestampOffsetNoColon),
+    (
+        Planted::TimestampOffsetNoColon,
+        Slip::TimestampOffsetNoColon,
+    ),
     (Planted::TimestampNoOffset, Slip::TimestampNoOffset),
 ];
 
@@ -144,7 +150,10 @@ const CUTOFF_DAY_EARLY: &str = "2027-05-31";
 // The package's shape (catalogue `field.required` and `field.type`, after Soulacy's Go
 // structures: field notes, "Soulacy agent package").
 
-const ITEM: &[Field] = &[field("id", Kind::Text, true), field("reason", Kind::Text, false)];
+const ITEM: &[Field] = &[
+    field("id", Kind::Text, true),
+    field("reason", Kind::Text, false),
+];
 const REQUIRED_SECRET: &[Field] = &[
     field("key", Kind::Text, true),
     field("label", Kind::Text, false),
@@ -332,7 +341,10 @@ impl<'a> Check<'a> {
         if self.settings.strict {
             self.duplicates(&root);
         }
-        let schema = self.lookup.get(top, "schema_version").and_then(Json::as_str);
+        let schema = self
+            .lookup
+            .get(top, "schema_version")
+            .and_then(Json::as_str);
         let v1 = schema.is_some_and(|schema| self.schema_matches(schema, SCHEMA_V1));
         self.shape(top, v1);
         self.schema_version(schema, v1);
@@ -352,8 +364,9 @@ impl<'a> Check<'a> {
         let mut found = Vec::new();
         json::duplicate_keys(root, "", &mut found);
         for pointer in found {
-            self.outcome
-                .error(format!("soulacy-package.json.duplicate-key: {pointer} repeats a key"));
+            self.outcome.error(format!(
+                "soulacy-package.json.duplicate-key: {pointer} repeats a key"
+            ));
         }
     }
 
@@ -444,10 +457,16 @@ impl<'a> Check<'a> {
                 self.calendar_version(version, pointer);
             }
         }
-        let package_id = self.lookup.get(manifest, "package_id").and_then(Json::as_str);
+        let package_id = self
+            .lookup
+            .get(manifest, "package_id")
+            .and_then(Json::as_str);
         let publisher_part = package_id.and_then(|id| self.package_id(id));
         let publisher_part = publisher_part.as_deref();
-        let publisher = self.lookup.get(manifest, "publisher").and_then(Json::as_object);
+        let publisher = self
+            .lookup
+            .get(manifest, "publisher")
+            .and_then(Json::as_object);
         if self.settings.strict {
             self.strict_manifest(manifest, publisher_part, publisher);
         }
@@ -532,7 +551,11 @@ impl<'a> Check<'a> {
                 );
             }
         }
-        if let Some(requires) = self.lookup.get(manifest, "requires").and_then(Json::as_object) {
+        if let Some(requires) = self
+            .lookup
+            .get(manifest, "requires")
+            .and_then(Json::as_object)
+        {
             self.blank_requirements(requires);
         }
     }
@@ -632,8 +655,9 @@ impl<'a> Check<'a> {
         let drive = path.as_bytes().get(1) == Some(&b':')
             && path.as_bytes().first().is_some_and(u8::is_ascii_alphabetic);
         if path.is_empty() {
-            self.outcome
-                .error(format!("soulacy-package.files.path-empty: {pointer}/path is empty"));
+            self.outcome.error(format!(
+                "soulacy-package.files.path-empty: {pointer}/path is empty"
+            ));
         } else if path.starts_with('/') || path.starts_with('\\') || drive {
             self.outcome.error(format!(
                 "soulacy-package.files.path-absolute: {pointer}/path is absolute"
@@ -864,7 +888,10 @@ const fn go(name: &'static str, kind: GoKind, omit_empty: bool) -> GoField {
     }
 }
 
-const GO_ITEM: &[GoField] = &[go("id", GoKind::Str, false), go("reason", GoKind::Str, true)];
+const GO_ITEM: &[GoField] = &[
+    go("id", GoKind::Str, false),
+    go("reason", GoKind::Str, true),
+];
 const GO_REQUIRED_SECRET: &[GoField] = &[
     go("key", GoKind::Str, false),
     go("label", GoKind::Str, true),

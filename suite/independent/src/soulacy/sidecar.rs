@@ -96,9 +96,15 @@ const SHARED: &[(Planted, Slip)] = &[
     (Planted::TimestampNoRangeCheck, Slip::TimestampNoRangeCheck),
     (Planted::TimestampDateOnly, Slip::TimestampDateOnly),
     (Planted::TimestampSpace, Slip::TimestampSpace),
-    (Planted::TimestampFractionRefused, Slip::TimestampFractionRefused),
+    (
+        Planted::TimestampFractionRefused,
+        Slip::TimestampFractionRefused,
+    ),
     (Planted::TimestampUtcOnly, Slip::TimestampUtcOnly),
-    (Planted::TimestampOffsetNoColon, Slip::TimestampOffsetNoColon),
+    (
+        Planted::TimestampOffsetNoColon,
+        Slip::TimestampOffsetNoColon,
+    ),
     (Planted::TimestampNoOffset, Slip::TimestampNoOffset),
 ];
 
@@ -212,11 +218,15 @@ impl Check<'_> {
             let mut found = Vec::new();
             json::duplicate_keys(&root, "", &mut found);
             for pointer in found {
-                self.outcome
-                    .error(format!("soulacy-sidecar.json.duplicate-key: {pointer} repeats a key"));
+                self.outcome.error(format!(
+                    "soulacy-sidecar.json.duplicate-key: {pointer} repeats a key"
+                ));
             }
         }
-        let schema = self.lookup.get(top, "schema_version").and_then(Json::as_str);
+        let schema = self
+            .lookup
+            .get(top, "schema_version")
+            .and_then(Json::as_str);
         let v1 = schema.is_some_and(|schema| self.schema_matches(schema, SCHEMA_V1));
         self.shape(top, v1);
         self.schema_version(schema, v1);
@@ -304,7 +314,10 @@ impl Check<'_> {
     /// Rules installed-version.calendar and installed-version.date: a v2 sidecar's
     /// installed_version is a calendar version; a v1 one is free-form.
     fn installed_version(&mut self, top: &[Member], v1: bool) {
-        let Some(version) = self.lookup.get(top, "installed_version").and_then(Json::as_str)
+        let Some(version) = self
+            .lookup
+            .get(top, "installed_version")
+            .and_then(Json::as_str)
         else {
             return;
         };
@@ -319,9 +332,9 @@ impl Check<'_> {
                 "soulacy-sidecar.installed-version.calendar: /installed_version is not \
                  YYYY.MM.DD[.PATCH]",
             ),
-            Err(calendar::CalendarError::Date) => self.outcome.error(
-                "soulacy-sidecar.installed-version.date: /installed_version names no date",
-            ),
+            Err(calendar::CalendarError::Date) => self
+                .outcome
+                .error("soulacy-sidecar.installed-version.date: /installed_version names no date"),
         }
     }
 
