@@ -152,5 +152,8 @@ fn check_document(bytes: &[u8], report: &mut Report<'_>) {
     if report.planted(Planted::MarkerCheckedBeforeUnescape) {
         strings::check_raw_markers(&document.text, report);
     }
+    if report.planted(Planted::ControlsCheckedBeforeUnescape) {
+        strings::check_raw_controls(&document.text, report);
+    }
     shape::check_kit(&document, report);
 }

@@ -4,6 +4,7 @@
 //! then for its value, and every string it holds goes through [`strings::check_text`].
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 
 use regex::Regex;
 
@@ -296,13 +297,12 @@ fn closed(fields: &Fields<'_>, allowed: &[&str], is_root: bool, report: &mut Rep
     if !is_root && report.planted(Planted::NestedObjectsOpen) {
         return;
     }
-    let mut reported: Vec<&str> = Vec::new();
+    let mut reported = HashSet::new();
     for member in fields.members {
         let key = member.key.as_str();
-        if allowed.contains(&key) || reported.contains(&key) {
+        if allowed.contains(&key) || !reported.insert(key) {
             continue;
         }
-        reported.push(key);
         let pointer = fields.pointer(key);
         report.error(
             "soul-kit.object.unknown-key",

@@ -89,8 +89,7 @@ fn is_hangul_filler(c: char) -> bool {
 /// (soul-kit.string.c1-control), which are not ASCII and so allowed by the text.
 fn check_controls(text: &str, pointer: &str, report: &mut Report<'_>) {
     if report.planted(Planted::ControlsCheckedBeforeUnescape) {
-        // The text as written cannot hold a raw control character (the JSON syntax
-        // forbids it), so a check of it finds nothing.
+        // Looked for once in the text as written instead (check_raw_controls).
         return;
     }
     if let Some(control) = text.chars().find(|&c| forbidden_control(c, report)) {
@@ -167,6 +166,19 @@ fn holds_marker(text: &str, report: &Report<'_>) -> bool {
     markers
         .iter()
         .any(|marker| folded.contains(&marker.to_ascii_lowercase()))
+}
+
+/// The planted mistake that looks for control characters in the JSON text as written:
+/// JSON syntax keeps U+0000 to U+001F out of a string unescaped, so only a raw U+007F
+/// can be found there, and every escaped control passes.
+pub fn check_raw_controls(text: &str, report: &mut Report<'_>) {
+    if text.contains('\u{7F}') {
+        report.error(
+            "soul-kit.string.control",
+            "",
+            "the document holds the control character U+007F",
+        );
+    }
 }
 
 /// The planted mistake that searches the JSON text as written, escapes undecoded, for

@@ -132,55 +132,87 @@ pub fn check_duplicate_keys(document: &Document, report: &mut Report<'_>) {
         return;
     }
     let root_only = report.planted(Planted::DuplicateKeysRootOnly);
-    // An explicit stack: the tree is at most serde_json's recursion limit deep, but a walk
-    // that does not recurse needs no such argument.
-    let mut pending: Vec<(&Node, String)> = vec![(&document.root, String::new())];
-    while let Some((node, pointer)) = pending.pop() {
-        match node {
-            Node::Object(members) => {
-                report_repeated_keys(
-                    members.iter().map(|member| member.key.as_str()),
-                    &pointer,
-                    report,
-                );
-                if root_only {
-                    return;
-                }
-                for member in members.iter().rev() {
-                    pending.push((&member.value, member_pointer(&pointer, &member.key)));
+    walk_objects(&document.root, &mut Vec::new(), root_only, report);
+}
+
+/// One step of a path from the root, turned into a pointer only when a problem is listed
+/// (building every node's pointer would cost the sum of all path lengths).
+enum Step<'n> {
+    Key(&'n str),
+    Index(usize),
+}
+
+/// The pointer of a path.
+fn pointer_of(path: &[Step<'_>]) -> String {
+    path.iter().fold(String::new(), |pointer, step| match step {
+        Step::Key(key) => member_pointer(&pointer, key),
+        Step::Index(index) => index_pointer(&pointer, *index),
+    })
+}
+
+/// Checks every object under `node`. It recurses, but no deeper than serde_json's
+/// recursion limit let the tree be built.
+fn walk_objects<'n>(
+    node: &'n Node,
+    path: &mut Vec<Step<'n>>,
+    root_only: bool,
+    report: &mut Report<'_>,
+) {
+    match node {
+        Node::Object(members) => {
+            let mut seen = HashSet::new();
+            for member in members {
+                if !seen.insert(member.key.as_str()) {
+                    let pointer = if report.has_room() {
+                        path.push(Step::Key(&member.key));
+                        let pointer = pointer_of(path);
+                        path.pop();
+                        pointer
+                    } else {
+                        String::new()
+                    };
+                    report.error(
+                        "soul-kit.json.duplicate-key",
+                        &pointer,
+                        "the key appears more than once in this object",
+                    );
                 }
             }
-            Node::Array(items) if !root_only => {
-                for (index, item) in items.iter().enumerate().rev() {
-                    pending.push((item, index_pointer(&pointer, index)));
-                }
+            if root_only {
+                return;
             }
-            _ => {}
+            for member in members {
+                path.push(Step::Key(&member.key));
+                walk_objects(&member.value, path, root_only, report);
+                path.pop();
+            }
         }
+        Node::Array(items) if !root_only => {
+            for (index, item) in items.iter().enumerate() {
+                path.push(Step::Index(index));
+                walk_objects(item, path, root_only, report);
+                path.pop();
+            }
+        }
+        _ => {}
     }
 }
 
 /// The planted mistake: keys compared as the JSON text spells them.
 fn check_raw_duplicate_keys(text: &str, report: &mut Report<'_>) {
     for object in raw::objects(text) {
-        report_repeated_keys(object.members.iter().map(|member| member.key), "", report);
-    }
-}
-
-/// Reports every key of one object that an earlier member already had.
-fn report_repeated_keys<'k>(
-    keys: impl Iterator<Item = &'k str>,
-    pointer: &str,
-    report: &mut Report<'_>,
-) {
-    let mut seen = HashSet::new();
-    for key in keys {
-        if !seen.insert(key) {
-            report.error(
-                "soul-kit.json.duplicate-key",
-                &member_pointer(pointer, key),
-                "the key appears more than once in this object",
-            );
+        let mut seen = HashSet::new();
+        for member in &object.members {
+            if !seen.insert(member.key) {
+                report.error(
+                    "soul-kit.json.duplicate-key",
+                    "",
+                    format!(
+                        "the key `{}` appears more than once in an object",
+                        member.key
+                    ),
+                );
+            }
         }
     }
 }
