@@ -4,7 +4,9 @@
 //! accepts (values, list entries, and the keys of unknown members), after JSON escapes
 //! are decoded.
 
-use unicode_normalization::char::is_combining_mark;
+use std::sync::OnceLock;
+
+use regex::Regex;
 use unicode_normalization::UnicodeNormalization as _;
 
 use super::report::Report;
@@ -12,6 +14,22 @@ use super::Planted;
 
 /// The two marker texts, as the spec spells them.
 const MARKERS: [&str; 2] = ["SOULWARE:DEFAULT", "soulware-kit:"];
+
+/// A character that shows when rendered (soul-kit.string.visible): none of White_Space,
+/// the controls (Cc), the format characters (Cf), the non-spacing and enclosing marks
+/// (Mn, Me: combining marks on their own) and the Hangul fillers. The regex crate's
+/// Unicode tables give the categories.
+const SHOWING: &str = r"[^\p{White_Space}\p{Cc}\p{Cf}\p{Mn}\p{Me}\x{115F}\x{1160}\x{3164}\x{FFA0}]";
+
+/// What vanishes from a rendered marker (soul-kit.string.marker-lookalike): format
+/// characters, the combining grapheme joiner, variation selectors, Hangul fillers.
+const VANISHING: &str =
+    r"[\p{Cf}\x{034F}\x{FE00}-\x{FE0F}\x{E0100}-\x{E01EF}\x{115F}\x{1160}\x{3164}\x{FFA0}]";
+
+/// A pattern of this module, compiled once.
+fn pattern(cell: &'static OnceLock<Option<Regex>>, source: &str) -> Option<&'static Regex> {
+    cell.get_or_init(|| Regex::new(source).ok()).as_ref()
+}
 
 /// Checks one string against the three rules of the paragraph.
 pub fn check_text(text: &str, pointer: &str, report: &mut Report<'_>) {
@@ -25,12 +43,15 @@ pub fn check_text(text: &str, pointer: &str, report: &mut Report<'_>) {
 /// nothing; the rule's decision adds format characters, combining marks on their own and
 /// the Hangul fillers (those strings are implementation-defined).
 fn check_visible(text: &str, pointer: &str, report: &mut Report<'_>) {
+    static SHOWS: OnceLock<Option<Regex>> = OnceLock::new();
     let visible = if report.planted(Planted::VisibleNonemptyOnly) {
         !text.is_empty()
     } else if report.planted(Planted::VisibleAsciiWhitespaceOnly) {
         text.chars().any(|c| !c.is_ascii_whitespace())
     } else {
-        text.chars().any(shows)
+        // The pattern is this module's own and compiles; were it not to, every string
+        // would be refused rather than let through.
+        pattern(&SHOWS, SHOWING).is_some_and(|shows| shows.is_match(text))
     };
     if !visible {
         report.error(
@@ -39,48 +60,6 @@ fn check_visible(text: &str, pointer: &str, report: &mut Report<'_>) {
             "the string has no visible content",
         );
     }
-}
-
-/// Whether a character shows when rendered (soul-kit.string.visible).
-fn shows(c: char) -> bool {
-    !(c.is_whitespace()
-        || c.is_control()
-        || is_format(c)
-        || is_combining_mark(c)
-        || is_hangul_filler(c))
-}
-
-/// General category Cf (format characters), Unicode 15.
-fn is_format(c: char) -> bool {
-    matches!(
-        c,
-        '\u{00AD}'
-            | '\u{0600}'..='\u{0605}'
-            | '\u{061C}'
-            | '\u{06DD}'
-            | '\u{070F}'
-            | '\u{0890}'..='\u{0891}'
-            | '\u{08E2}'
-            | '\u{180E}'
-            | '\u{200B}'..='\u{200F}'
-            | '\u{202A}'..='\u{202E}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{2066}'..='\u{206F}'
-            | '\u{FEFF}'
-            | '\u{FFF9}'..='\u{FFFB}'
-            | '\u{110BD}'
-            | '\u{110CD}'
-            | '\u{13430}'..='\u{1343F}'
-            | '\u{1BCA0}'..='\u{1BCA3}'
-            | '\u{1D173}'..='\u{1D17A}'
-            | '\u{E0001}'
-            | '\u{E0020}'..='\u{E007F}'
-    )
-}
-
-/// The Hangul fillers, letters by category that render as nothing.
-fn is_hangul_filler(c: char) -> bool {
-    matches!(c, '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}')
 }
 
 /// soul-kit.string.control ("may use newline or tab, and may not contain other ASCII
@@ -198,7 +177,11 @@ pub fn check_raw_markers(text: &str, report: &mut Report<'_>) {
 /// text in NFKC and lowercased the Unicode way, and letters of other scripts drawn like
 /// the marker's letters (and dash and colon look-alikes) read as ASCII.
 fn holds_lookalike_marker(text: &str) -> bool {
-    let kept: String = text.chars().filter(|&c| !is_ignorable(c)).collect();
+    static VANISHES: OnceLock<Option<Regex>> = OnceLock::new();
+    let kept = match pattern(&VANISHES, VANISHING) {
+        Some(vanishes) => vanishes.replace_all(text, ""),
+        None => text.into(),
+    };
     let folded: String = kept
         .nfkc()
         .flat_map(char::to_lowercase)
@@ -207,15 +190,6 @@ fn holds_lookalike_marker(text: &str) -> bool {
     MARKERS
         .iter()
         .any(|marker| folded.contains(&marker.to_ascii_lowercase()))
-}
-
-/// Characters that vanish from a rendered marker.
-fn is_ignorable(c: char) -> bool {
-    is_format(c)
-        || is_hangul_filler(c)
-        || c == '\u{034F}'
-        || ('\u{FE00}'..='\u{FE0F}').contains(&c)
-        || ('\u{E0100}'..='\u{E01EF}').contains(&c)
 }
 
 /// The ASCII character a lowercase letter, dash or colon of another script is drawn like,
@@ -245,5 +219,47 @@ fn ascii_lookalike(c: char) -> char {
         | '\u{16EC}' | '\u{0703}' | '\u{0704}' | '\u{1803}' | '\u{1809}' | '\u{205A}'
         | '\u{2E35}' | '\u{A4FD}' => ':',
         _ => c,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_compile_and_classify() {
+        static SHOWS: OnceLock<Option<Regex>> = OnceLock::new();
+        let shows = pattern(&SHOWS, SHOWING).expect("SHOWING compiles");
+        for invisible in [
+            "",
+            " \t\n",
+            "\u{A0}\u{3000}\u{2028}",
+            "\u{200B}\u{2060}\u{FEFF}",
+            "\u{301}",
+            "\u{3164}",
+            "\u{AD}",
+            "\u{1}\u{7F}",
+        ] {
+            assert!(!shows.is_match(invisible), "{invisible:?}");
+        }
+        for visible in ["a", "\u{2800}", "\u{903}", "\u{E000}", "\u{378}", " x "] {
+            assert!(shows.is_match(visible), "{visible:?}");
+        }
+        static VANISHES: OnceLock<Option<Regex>> = OnceLock::new();
+        assert!(pattern(&VANISHES, VANISHING).is_some());
+        for lookalike in [
+            "soul\u{200B}ware-kit:",
+            "ѕoulware-kit:",
+            "soulware\u{2010}kit:",
+            "ſoulware:default",
+            "soulware-\u{212A}it:",
+            "ＳＯＵＬＷＡＲＥ:DEFAULT",
+            "soulware-kıt:",
+        ] {
+            assert!(holds_lookalike_marker(lookalike), "{lookalike}");
+        }
+        assert!(!holds_lookalike_marker(
+            "soulware kit: and soulware_default"
+        ));
     }
 }
