@@ -728,8 +728,16 @@ fn oversize(criterion: &mut Criterion, ratios: &mut Vec<Ratio>) {
         for size in [limit + 1, HUGE] {
             let bytes = inputs::padded_to(seed.to_vec(), size);
             let report = validate(format, name, &bytes);
-            let strict_report = check(format, "validate", Input::Document { name, bytes: &bytes }, &strict)
-                .expect("the reference validates this format");
+            let strict_report = check(
+                format,
+                "validate",
+                Input::Document {
+                    name,
+                    bytes: &bytes,
+                },
+                &strict,
+            )
+            .expect("the reference validates this format");
             for (profile, report) in [("spec", &report), ("strict", &strict_report)] {
                 assert_eq!(
                     report.diagnostics.len(),
@@ -737,10 +745,18 @@ fn oversize(criterion: &mut Criterion, ratios: &mut Vec<Ratio>) {
                     "{group_name}, {profile} profile: only the size rule"
                 );
             }
-            assert_eq!(strict_report.verdict(), Verdict::Reject, "{group_name}, strict profile");
+            assert_eq!(
+                strict_report.verdict(),
+                Verdict::Reject,
+                "{group_name}, strict profile"
+            );
             match past {
                 PastLimit::Rejects => {
-                    assert_eq!(report.verdict(), Verdict::Reject, "{group_name}, spec profile");
+                    assert_eq!(
+                        report.verdict(),
+                        Verdict::Reject,
+                        "{group_name}, spec profile"
+                    );
                 }
                 PastLimit::NotJudged => assert!(
                     report.not_judged_reason().is_some(),

@@ -11,9 +11,9 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::corpus::Case;
-use soulcheck_vocabulary::Format;
 use crate::runner::{CaseResult, Judgement};
 use crate::LoadError;
+use soulcheck_vocabulary::Format;
 
 /// Known failures by case name (`<format>/<case-id>`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -18,7 +18,7 @@
 //! so a new command in the docs gets one before it lands. `cargo test` checks that every
 //! documented command has a probe; `cargo xtask doc-commands` (in CI) runs them.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
@@ -36,8 +36,8 @@ pub struct Command {
     pub line: usize,
     /// Its text, continuation lines joined and the comment dropped.
     pub text: String,
-    /// The shell functions defined earlier in the same code block.
-    pub functions: BTreeSet<String>,
+    /// The shell functions defined earlier in the same code block, with their bodies.
+    pub functions: BTreeMap<String, String>,
 }
 
 impl fmt::Display for Command {
@@ -101,7 +101,7 @@ pub fn commands(root: &Path) -> Result<Vec<Command>, String> {
 pub fn commands_in(file: &str, text: &str) -> Vec<Command> {
     let mut found = Vec::new();
     let mut in_shell: Option<bool> = None;
-    let mut functions = BTreeSet::new();
+    let mut functions = BTreeMap::new();
     let mut pending: Option<(usize, String)> = None;
     for (index, line) in text.lines().enumerate() {
         let trimmed = line.trim_start();
@@ -137,8 +137,8 @@ pub fn commands_in(file: &str, text: &str) -> Vec<Command> {
                     text: text.clone(),
                     functions: functions.clone(),
                 });
-                if let Some((name, _)) = function_definition(&text) {
-                    functions.insert(name.to_owned());
+                if let Some((name, body)) = function_definition(&text) {
+                    functions.insert(name.to_owned(), body.to_owned());
                 }
             }
         }
@@ -170,15 +170,27 @@ fn function_definition(text: &str) -> Option<(&str, &str)> {
     if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         return None;
     }
-    let body = rest.trim().strip_prefix('{')?.trim().strip_suffix('}')?.trim();
+    let body = rest
+        .trim()
+        .strip_prefix('{')?
+        .trim()
+        .strip_suffix('}')?
+        .trim();
     Some((name, body.strip_suffix(';').unwrap_or(body).trim()))
 }
 
-/// How to try `command`: one probe per `&&`-joined part.
+/// How to try `command`: one probe per `&&`-joined part. A function definition is not
+/// run; each call of it is probed as its body with the call's arguments.
 pub fn probe(command: &Command) -> Result<Vec<Probe>, String> {
-    if let Some((_, body)) = function_definition(&command.text) {
+    if function_definition(&command.text).is_some() {
+        return Ok(vec![Probe::Skip(
+            "defines a shell function; each call is probed as its body with the call's arguments",
+        )]);
+    }
+    if let Some(body) = called(command) {
         return probe(&Command {
-            text: body.to_owned(),
+            text: body,
+            functions: BTreeMap::new(),
             ..command.clone()
         });
     }
@@ -188,14 +200,30 @@ pub fn probe(command: &Command) -> Result<Vec<Probe>, String> {
         .map(|part| {
             let words = shlex::split(part.trim())
                 .ok_or_else(|| format!("{command}: cannot split `{part}` into words"))?;
-            probe_words(words, &command.functions)
-                .ok_or_else(|| format!("{command}: no probe for this command"))
+            probe_words(words).ok_or_else(|| format!("{command}: no probe for this command"))
         })
         .collect()
 }
 
+/// A call of a function the block defines: its body with `$1`, `"$1"`, ... replaced by
+/// the call's arguments (quoted for the shell).
+fn called(command: &Command) -> Option<String> {
+    let words = shlex::split(&command.text)?;
+    let (name, args) = words.split_first()?;
+    let mut body = command.functions.get(name)?.clone();
+    // From the highest number down, so `$1` does not eat the front of `$10`.
+    for (index, arg) in args.iter().enumerate().rev() {
+        let quoted = shlex::try_quote(arg).ok()?.into_owned();
+        let number = index + 1;
+        body = body
+            .replace(&format!("\"${number}\""), &quoted)
+            .replace(&format!("${number}"), &quoted);
+    }
+    Some(body)
+}
+
 /// The probe of one simple command, or `None` when there is none.
-fn probe_words(words: Vec<String>, functions: &BTreeSet<String>) -> Option<Probe> {
+fn probe_words(words: Vec<String>) -> Option<Probe> {
     // `NAME=value` words before the program set its environment.
     let mut env = Vec::new();
     let mut words = words.into_iter().peekable();
@@ -213,14 +241,23 @@ fn probe_words(words: Vec<String>, functions: &BTreeSet<String>) -> Option<Probe
     }
     // `[--json]` in a usage line: the option may be given; it is.
     let words: Vec<String> = words
-        .map(|word| word.trim_start_matches('[').trim_end_matches(']').to_owned())
+        .map(|word| {
+            word.trim_start_matches('[')
+                .trim_end_matches(']')
+                .to_owned()
+        })
         .filter(|word| !word.is_empty())
         .collect();
     let Some(program) = words.first() else {
         return Some(Probe::Skip("sets shell variables"));
     };
     let run = |env, argv: Vec<String>| Some(Probe::Run { env, argv });
-    let owned = |texts: &[&str]| texts.iter().map(|text| (*text).to_owned()).collect::<Vec<_>>();
+    let owned = |texts: &[&str]| {
+        texts
+            .iter()
+            .map(|text| (*text).to_owned())
+            .collect::<Vec<_>>()
+    };
     match program.as_str() {
         "soulcheck" => {
             // The installed binary is the one `cargo run` builds.
@@ -237,9 +274,6 @@ fn probe_words(words: Vec<String>, functions: &BTreeSet<String>) -> Option<Probe
         script if is_project_script(script) => {
             run(env, vec![script.to_owned(), "--help".to_owned()])
         }
-        function if functions.contains(function) => Some(Probe::Skip(
-            "calls a shell function the block defines, whose body is probed",
-        )),
         _ => None,
     }
 }
@@ -337,8 +371,16 @@ fn run_probe(root: &Path, probe: &Probe) -> Result<String, String> {
         Probe::Install { path } => {
             let into = root.join("target/doc-commands");
             let install = [
-                "cargo", "install", "--quiet", "--locked", "--force", "--path", path,
-                "--target-dir", "target", "--root",
+                "cargo",
+                "install",
+                "--quiet",
+                "--locked",
+                "--force",
+                "--path",
+                path,
+                "--target-dir",
+                "target",
+                "--root",
             ]
             .iter()
             .map(|word| (*word).to_owned())
@@ -351,7 +393,10 @@ fn run_probe(root: &Path, probe: &Probe) -> Result<String, String> {
                 .map(|entry| entry.path())
                 .next()
                 .ok_or("nothing was installed")?;
-            (&[], vec![binary.display().to_string(), "--version".to_owned()])
+            (
+                &[],
+                vec![binary.display().to_string(), "--version".to_owned()],
+            )
         }
     };
     execute(root, env, argv)
@@ -372,7 +417,11 @@ fn execute(root: &Path, env: &[(String, String)], argv: Vec<String>) -> Result<S
         let stderr = String::from_utf8_lossy(&output.stderr);
         let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
         let tail: Vec<&str> = tail.into_iter().rev().collect();
-        Err(format!("`{shown}` failed ({}): {}", output.status, tail.join(" / ")))
+        Err(format!(
+            "`{shown}` failed ({}): {}",
+            output.status,
+            tail.join(" / ")
+        ))
     }
 }
 
@@ -394,7 +443,21 @@ mod tests {
             ]
         );
         assert_eq!(found[0].line, 3);
-        assert!(found[2].functions.contains("f"));
+        assert_eq!(found[2].functions["f"], "soulcheck fuzz --seed \"$1\"");
+        // The call is probed as the body with its argument; the definition is not run.
+        assert!(matches!(
+            probe(&found[1]).expect("a probe")[..],
+            [Probe::Skip(_)]
+        ));
+        match &probe(&found[2]).expect("a probe")[..] {
+            [Probe::Run { argv, .. }] => assert!(argv.ends_with(&[
+                "fuzz".to_owned(),
+                "--seed".to_owned(),
+                "a".to_owned(),
+                "--help".to_owned()
+            ])),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
@@ -403,7 +466,7 @@ mod tests {
             file: "README.md".to_owned(),
             line: 1,
             text: text.to_owned(),
-            functions: BTreeSet::new(),
+            functions: BTreeMap::new(),
         };
         let argv = |text: &str| match probe(&command(text)).expect("a probe").remove(0) {
             Probe::Run { argv, .. } => argv.join(" "),
@@ -437,7 +500,9 @@ mod tests {
         let root = crate::repository_root();
         let commands = commands(&root).expect("the documents read");
         assert!(
-            commands.iter().any(|command| command.text.starts_with("cargo test")),
+            commands
+                .iter()
+                .any(|command| command.text.starts_with("cargo test")),
             "README's test command is found"
         );
         let missing: Vec<String> = commands

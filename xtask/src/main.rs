@@ -107,10 +107,7 @@ fn doc_commands() -> ExitCode {
             }
         }
     }
-    println!(
-        "{} documented commands, {failed} failed",
-        outcomes.len()
-    );
+    println!("{} documented commands, {failed} failed", outcomes.len());
     if failed == 0 {
         ExitCode::SUCCESS
     } else {

@@ -147,7 +147,11 @@ fn main() {
     // The run passes its case (exit 0); the check rejects the input (exit 1): both did
     // their work, so the timings compare that work.
     assert_eq!(soulcheck(&run_one), Some(0), "the one-case run passes");
-    assert_eq!(soulcheck(&check_one), Some(1), "the check rejects the input");
+    assert_eq!(
+        soulcheck(&check_one),
+        Some(1),
+        "the check rejects the input"
+    );
     let mut group = criterion.benchmark_group("one-case");
     group.sampling_mode(SamplingMode::Flat).sample_size(20);
     group.bench_function("run-case", |b| b.iter(|| black_box(soulcheck(&run_one))));

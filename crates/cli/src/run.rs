@@ -304,9 +304,9 @@ fn formats_to_load(args: &RunArgs, store: &Store) -> Result<Vec<Format>> {
     };
     let mut formats = Vec::new();
     for format in Format::ALL {
-        let named = Corpus::case_ids(store, format)?.iter().any(|id| {
-            globs.is_match(id) || globs.is_match(format!("{}/{id}", format.name()))
-        });
+        let named = Corpus::case_ids(store, format)?
+            .iter()
+            .any(|id| globs.is_match(id) || globs.is_match(format!("{}/{id}", format.name())));
         if named {
             formats.push(format);
         }
