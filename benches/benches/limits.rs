@@ -670,6 +670,21 @@ enum PastLimit {
     NotJudged,
 }
 
+/// One document format with a size limit, as the oversize groups time it.
+struct Oversize {
+    /// The group's name after `oversize-`.
+    label: &'static str,
+    format: Format,
+    /// The file name the reference sees.
+    name: &'static str,
+    /// The limit in bytes.
+    limit: usize,
+    /// The start of the document, padded past the limit.
+    seed: &'static [u8],
+    /// What the spec profile answers past the limit.
+    past: PastLimit,
+}
+
 /// Answering oversize input must not grow with the input: each format with a size limit
 /// is timed one byte over it and at 64 MiB, with `from_utf8` on the same bytes for
 /// contrast (a check that reads the input grows with it). Each input is first held to
@@ -677,51 +692,59 @@ enum PastLimit {
 /// reference's the spec profile declines and the strict profile rejects. A skill directory
 /// is bounded by its total: 1 MiB + 1 byte spread over files, and one file of 64 MiB.
 fn oversize(criterion: &mut Criterion, ratios: &mut Vec<Ratio>) {
-    let documents: [(&str, Format, &str, usize, &[u8], PastLimit); 5] = [
-        (
-            "soul-kit",
-            Format::SoulKit,
-            "kit.soulkit.json",
-            soulcheck_reference::soul_kit::MAX_BYTES,
-            b"{\"format\": \"soulware.soul-kit\"}\n",
-            PastLimit::Rejects,
-        ),
-        (
-            "soulacy-package",
-            Format::SoulacyPackage,
-            "agent.soulacy-agent.json",
-            soulcheck_reference::soulacy::MAX_PACKAGE_BYTES,
-            b"{\"schema_version\": \"soulacy.agent.package/v2\"}\n",
-            PastLimit::NotJudged,
-        ),
-        (
-            "soulacy-sidecar",
-            Format::SoulacySidecar,
-            ".soulacy-package.json",
-            soulcheck_reference::soulacy::MAX_SIDECAR_BYTES,
-            b"{\"schema_version\": \"soulacy.agent.package/v2\"}\n",
-            PastLimit::NotJudged,
-        ),
-        (
-            "skill-package-envelope",
-            Format::SkillPackage,
-            "package.json",
-            soulcheck_reference::skill_package::MAX_ENVELOPE_BYTES,
-            b"{\"version\": 1, \"kind\": \"asset-package\"}\n",
-            PastLimit::NotJudged,
-        ),
-        (
-            "skill-package-head",
-            Format::SkillPackage,
-            "SKILL.md",
-            soulcheck_reference::skill_package::MAX_FILE_BYTES,
-            b"---\nname: big\ndescription: A big head.\n---\n# Big\n",
-            PastLimit::Rejects,
-        ),
+    let documents = [
+        Oversize {
+            label: "soul-kit",
+            format: Format::SoulKit,
+            name: "kit.soulkit.json",
+            limit: soulcheck_reference::soul_kit::MAX_BYTES,
+            seed: b"{\"format\": \"soulware.soul-kit\"}\n",
+            past: PastLimit::Rejects,
+        },
+        Oversize {
+            label: "soulacy-package",
+            format: Format::SoulacyPackage,
+            name: "agent.soulacy-agent.json",
+            limit: soulcheck_reference::soulacy::MAX_PACKAGE_BYTES,
+            seed: b"{\"schema_version\": \"soulacy.agent.package/v2\"}\n",
+            past: PastLimit::NotJudged,
+        },
+        Oversize {
+            label: "soulacy-sidecar",
+            format: Format::SoulacySidecar,
+            name: ".soulacy-package.json",
+            limit: soulcheck_reference::soulacy::MAX_SIDECAR_BYTES,
+            seed: b"{\"schema_version\": \"soulacy.agent.package/v2\"}\n",
+            past: PastLimit::NotJudged,
+        },
+        Oversize {
+            label: "skill-package-envelope",
+            format: Format::SkillPackage,
+            name: "package.json",
+            limit: soulcheck_reference::skill_package::MAX_ENVELOPE_BYTES,
+            seed: b"{\"version\": 1, \"kind\": \"asset-package\"}\n",
+            past: PastLimit::NotJudged,
+        },
+        Oversize {
+            label: "skill-package-head",
+            format: Format::SkillPackage,
+            name: "SKILL.md",
+            limit: soulcheck_reference::skill_package::MAX_FILE_BYTES,
+            seed: b"---\nname: big\ndescription: A big head.\n---\n# Big\n",
+            past: PastLimit::Rejects,
+        },
     ];
     let mut strict = Context::new();
     strict.insert("profile".to_owned(), "strict".into());
-    for (label, format, name, limit, seed, past) in documents {
+    for Oversize {
+        label,
+        format,
+        name,
+        limit,
+        seed,
+        past,
+    } in documents
+    {
         let group_name = format!("oversize-{label}");
         let mut group = criterion.benchmark_group(&group_name);
         group.sampling_mode(SamplingMode::Flat).sample_size(10);
