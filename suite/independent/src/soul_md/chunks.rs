@@ -48,9 +48,17 @@ const MAX_MARKERS: usize = 32;
 pub(super) struct Prepared {
     /// The text with long blank runs and deep indentation cut.
     pub text: String,
-    /// Where each stretch of `text` came from: (offset in `text`, offset in the original),
-    /// ascending.
-    segments: Vec<(usize, usize)>,
+    /// Where each stretch of `text` came from, ascending.
+    segments: Vec<Segment>,
+}
+
+/// A stretch of the prepared text copied from the original without a cut.
+#[derive(Debug, Clone, Copy, Default)]
+struct Segment {
+    /// Where it starts in the prepared text.
+    prepared: usize,
+    /// Where it starts in the original.
+    original: usize,
 }
 
 impl Prepared {
@@ -58,12 +66,12 @@ impl Prepared {
     pub fn original(&self, offset: usize) -> usize {
         let index = self
             .segments
-            .partition_point(|&(prepared, _)| prepared <= offset);
+            .partition_point(|segment| segment.prepared <= offset);
         match index
             .checked_sub(1)
             .and_then(|index| self.segments.get(index))
         {
-            Some(&(prepared, original)) => original + (offset - prepared),
+            Some(segment) => segment.original + (offset - segment.prepared),
             None => offset,
         }
     }
@@ -72,7 +80,7 @@ impl Prepared {
 /// Cuts what costs the reader more than linear time and says nothing about the structure.
 pub(super) fn prepare(text: &str) -> Result<Prepared, String> {
     let mut prepared = String::with_capacity(text.len());
-    let mut segments = vec![(0, 0)];
+    let mut segments = vec![Segment::default()];
     let mut blank_run = 0;
     for line in lines::split(text) {
         let content = line.content(text);
@@ -87,10 +95,11 @@ pub(super) fn prepare(text: &str) -> Result<Prepared, String> {
         if container_markers(content) > MAX_MARKERS {
             return Err(format!("past this reader's bound: a line opens more than {MAX_MARKERS} nested block quotes or lists"));
         }
+        // A new segment starts wherever the copy resumes after a cut.
         let mut mark = |prepared: usize, original: usize| {
-            let last = segments.last().copied().unwrap_or((0, 0));
-            if last.1 + (prepared - last.0) != original {
-                segments.push((prepared, original));
+            let last = segments.last().copied().unwrap_or_default();
+            if last.original + (prepared - last.prepared) != original {
+                segments.push(Segment { prepared, original });
             }
         };
         mark(prepared.len(), line.start);

@@ -11,7 +11,8 @@
 //!
 //! The pipeline: bytes (size bound, fingerprint, token estimate), then the encoding, then
 //! the text (byte order mark cut, frontmatter found and blanked), then the block structure
-//! read by markdown-rs as CommonMark, then the checks on the document's direct children.
+//! read by markdown-rs as CommonMark (in windows of bounded size, so that the cost stays
+//! linear: see `chunks`), then the checks on the document's direct children.
 //! Each planted mistake ([`Planted`]) is tested where the clean reading decides.
 
 mod chunks;
