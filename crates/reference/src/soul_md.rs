@@ -487,6 +487,7 @@ fn outline(source: &str) -> Outline {
     // setext heading as metadata, which CommonMark does not. They end lines at LF only, so
     // they are given a copy in which every lone CR (a line ending in CommonMark) is an LF:
     // the same length, so every offset still points into the original.
+    let start = offset;
     let rest = lone_cr_as_lf(source.get(offset..).unwrap_or_default());
     let mut metadata = Options::empty();
     metadata.insert(Options::ENABLE_YAML_STYLE_METADATA_BLOCKS);
@@ -500,7 +501,10 @@ fn outline(source: &str) -> Outline {
         outline.frontmatter = Some(Span::new(offset + range.start..offset + range.end));
         offset += range.end;
     }
-    let body = source.get(offset..).unwrap_or_default();
+    // The body is walked in the same copy: pulldown-cmark ends the lines of an HTML block
+    // or a fenced code block at LF only, so over lone CRs it would run such a block to the
+    // end of the document (and miss the title after it, or find one inside it).
+    let body = rest.get(offset - start..).unwrap_or_default();
     Walker {
         offset,
         outline: &mut outline,
