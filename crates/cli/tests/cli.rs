@@ -147,7 +147,14 @@ fn runs_that_cannot_mean_anything_exit_2() {
         ),
         (
             "run-empty-selection",
-            &["run", "--case", "name-length-81", "--input-name", "SOUL.md"],
+            // Each filter matches cases of the format the case pattern names, none both.
+            &[
+                "run",
+                "--case",
+                "name-length-81",
+                "--rule",
+                "soul-kit.id.pattern",
+            ],
         ),
         ("run-empty-corpus", &["run", "--corpus", "crates/cli/src"]),
         ("run-missing-corpus", &["run", "--corpus", "no-such-corpus"]),
@@ -535,4 +542,75 @@ fn a_closed_pipe_ends_quietly() {
         assert_eq!(status.code(), Some(0), "{args:?}: {stderr}");
         assert_eq!(stderr, "", "{args:?}");
     }
+}
+
+/// A run selects before it loads: a run of one case (or one format) reads that format's
+/// catalogue and cases only, so a broken case of another format neither slows it nor
+/// stops it, while a whole run still refuses the broken corpus.
+#[test]
+fn a_run_loads_only_the_formats_it_selects() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let corpus = dir.path().join("cases");
+    let source = root().join(TEST_CORPUS);
+    std::fs::create_dir_all(corpus.join("soul-kit")).expect("mkdir");
+    for entry in walk(&source.join("soul-kit")) {
+        let relative = entry.strip_prefix(&source).expect("inside");
+        let target = corpus.join(relative);
+        if entry.is_dir() {
+            std::fs::create_dir_all(&target).expect("mkdir");
+        } else {
+            std::fs::copy(&entry, &target).expect("copy");
+        }
+    }
+    // Another format whose catalogue and only case do not parse.
+    let broken = corpus.join("soul-md/broken-case");
+    std::fs::create_dir_all(&broken).expect("mkdir");
+    std::fs::write(corpus.join("soul-md/rules.toml"), "this is not TOML [").expect("write");
+    std::fs::write(broken.join("case.toml"), "neither [").expect("write");
+    let corpus = corpus.display().to_string();
+    let validator = fixture("reporter.py", "full {path}");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "--corpus",
+            corpus.as_str(),
+            "--validator",
+            &validator,
+        ];
+        args.extend_from_slice(extra);
+        Command::new(env!("CARGO_BIN_EXE_soulcheck"))
+            .args(&args)
+            .current_dir(root())
+            .output()
+            .expect("soulcheck runs")
+    };
+    for selection in [&["--case", "name-long"][..], &["--format", "soul-kit"]] {
+        let output = run(selection);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{selection:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let whole = run(&[]);
+    assert_eq!(whole.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&whole.stderr).contains("soul-md"),
+        "{}",
+        String::from_utf8_lossy(&whole.stderr)
+    );
+}
+
+/// Every file and directory below `dir`, parents first.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read_dir") {
+        let path = entry.expect("entry").path();
+        found.push(path.clone());
+        if path.is_dir() {
+            found.extend(walk(&path));
+        }
+    }
+    found
 }
