@@ -76,8 +76,79 @@ pub(crate) fn read(run: &mut Run<'_>, pointer: &str, bytes: &[u8]) -> Option<Val
     parse(run, pointer, text)
 }
 
-/// serde_json over the text, noting depth and repetitions as it goes.
+/// serde_json over the text, noting depth and repetitions as it goes. serde_json refuses
+/// a number outside f64's range (`1e400`), which RFC 8259 allows and no member the spec
+/// names can hold: such a text is read again with every number as `0`, so the
+/// document is judged on everything else.
 fn parse(run: &mut Run<'_>, pointer: &str, text: &str) -> Option<Value> {
+    let out_of_range = serde_json::from_str::<Value>(text)
+        .err()
+        .is_some_and(|error| error.to_string().contains("number out of range"));
+    if out_of_range {
+        return parse_text(run, pointer, &zero_numbers(text));
+    }
+    parse_text(run, pointer, text)
+}
+
+/// Every well-formed number token outside strings replaced by `0` (a linear pass); a
+/// malformed one is kept as written, so the second reading still refuses it.
+fn zero_numbers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut token = String::new();
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in text.chars() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+            continue;
+        }
+        let number_char = c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E');
+        if number_char && (!token.is_empty() || c == '-' || c.is_ascii_digit()) {
+            token.push(c);
+            continue;
+        }
+        flush_number(&mut out, &mut token);
+        if c == '"' {
+            in_string = true;
+        }
+        out.push(c);
+    }
+    flush_number(&mut out, &mut token);
+    out
+}
+
+fn flush_number(out: &mut String, token: &mut String) {
+    if token.is_empty() {
+        return;
+    }
+    let well_formed = token.parse::<f64>().is_ok()
+        && !token.starts_with('+')
+        && !token.starts_with('.')
+        && !token.contains(".e")
+        && !token.contains(".E")
+        && !token.ends_with('.')
+        && !token.trim_start_matches('-').starts_with("00")
+        && !(token.trim_start_matches('-').starts_with('0')
+            && token.trim_start_matches('-').chars().nth(1).is_some_and(|c| c.is_ascii_digit()))
+        && !token.starts_with("-.")
+        && !token.contains("inf")
+        && token.chars().next().is_some_and(|c| c == '-' || c.is_ascii_digit());
+    if well_formed {
+        out.push('0');
+    } else {
+        out.push_str(token);
+    }
+    token.clear();
+}
+
+fn parse_text(run: &mut Run<'_>, pointer: &str, text: &str) -> Option<Value> {
     let notes = RefCell::new(Notes::default());
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let parsed = Reader {

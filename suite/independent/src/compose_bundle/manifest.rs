@@ -526,7 +526,7 @@ impl<'m> Judge<'_, '_, 'm> {
             }
             Err(()) => return None,
         };
-        if list.is_empty() && !self.run.on(Planted::SourcesEmptyAllowed) {
+        if list.is_empty() {
             self.run.error(
                 "compose-bundle.sources.list",
                 &at,
