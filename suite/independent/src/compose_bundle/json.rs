@@ -136,10 +136,17 @@ fn flush_number(out: &mut String, token: &mut String) {
         && !token.ends_with('.')
         && !token.trim_start_matches('-').starts_with("00")
         && !(token.trim_start_matches('-').starts_with('0')
-            && token.trim_start_matches('-').chars().nth(1).is_some_and(|c| c.is_ascii_digit()))
+            && token
+                .trim_start_matches('-')
+                .chars()
+                .nth(1)
+                .is_some_and(|c| c.is_ascii_digit()))
         && !token.starts_with("-.")
         && !token.contains("inf")
-        && token.chars().next().is_some_and(|c| c == '-' || c.is_ascii_digit());
+        && token
+            .chars()
+            .next()
+            .is_some_and(|c| c == '-' || c.is_ascii_digit());
     if well_formed {
         out.push('0');
     } else {

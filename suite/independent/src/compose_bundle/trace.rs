@@ -401,7 +401,8 @@ fn check_identity_trees(run: &mut Run<'_>, tree: &Tree, facts: &Facts, skills: &
         let source_dir = format!("{root}/{actual}");
         let source_at = format!("{root_at}/{}", names::escape_token(actual));
         for (name, entry) in tree.children(&source_dir) {
-            if !(entry.kind == Kind::Dir && selected.contains(name)) && !extras_allowed {
+            let explained = entry.kind == Kind::Dir && selected.contains(name);
+            if !explained && !extras_allowed {
                 run.error(
                     "compose-bundle.identity.tree",
                     &format!("{source_at}/{}", names::escape_token(name)),
