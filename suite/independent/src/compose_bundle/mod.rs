@@ -39,6 +39,8 @@ crate::mistakes! {
         InvalidUtf8Replaced = "invalid-utf8-replaced": "decodes invalid UTF-8 in a JSON file as U+FFFD (as Go does) instead of refusing the file",
         TrailingCommaAccepted = "trailing-comma-accepted": "accepts a trailing comma before a closing bracket or brace (a JSON5-style reader)",
         ManifestNonObjectSkipped = "manifest-non-object-skipped": "skips the member checks when manifest.json holds a JSON value that is not an object",
+        SizeBoundExclusive = "size-bound-exclusive": "reads the 1 MiB bound on a JSON file as exclusive, leaving a file of exactly 1048576 bytes unjudged",
+        WalkBoundOffByOne = "walk-bound-off-by-one": "stops the walk at 10000 entries instead of past them, leaving a tree of exactly 10000 entries unjudged",
         FormatMarkerOptional = "format-marker-optional": "checks the format marker only when the manifest has one",
         RoleSkillSourceOptional = "role-skill-source-optional": "does not require role_skill_source",
         PersonalitiesStringAccepted = "personalities-string-accepted": "accepts a string where the personalities array is due, reading it as a one-item list",
@@ -185,7 +187,7 @@ pub fn validate(input: Input<'_>, settings: &Settings<'_>) -> Outcome {
 /// The whole bundle: the walk first (every later question is answered from it), then the
 /// manifest with its entry points, the voice profile and the trace with its trees.
 fn check_bundle(run: &mut Run<'_>, root: &std::path::Path) {
-    let walked = match tree::walk(root) {
+    let walked = match tree::walk(run, root) {
         Ok(tree::Walk::Complete(walked)) => walked,
         Ok(tree::Walk::PastBound) => {
             // compose-bundle.report.truncated: a tree not walked cannot be accepted; the spec

@@ -52,7 +52,12 @@ pub(crate) enum Walk {
 
 /// Walks `root` breadth first. The entries of a directory are counted before any of them
 /// is looked into, so the bound does not depend on the order names are listed in.
-pub(crate) fn walk(root: &Path) -> Result<Walk, String> {
+pub(crate) fn walk(run: &Run<'_>, root: &Path) -> Result<Walk, String> {
+    let bound = if run.on(Planted::WalkBoundOffByOne) {
+        MAX_ENTRIES - 1
+    } else {
+        MAX_ENTRIES
+    };
     let metadata = std::fs::symlink_metadata(root)
         .map_err(|error| format!("the bundle root cannot be read: {error}"))?;
     if !metadata.is_dir() {
@@ -67,7 +72,7 @@ pub(crate) fn walk(root: &Path) -> Result<Walk, String> {
         for item in listing {
             let item = item.map_err(|error| format!("`{prefix}` cannot be listed: {error}"))?;
             count += 1;
-            if count > MAX_ENTRIES {
+            if count > bound {
                 return Ok(Walk::PastBound);
             }
             let file_type = item
