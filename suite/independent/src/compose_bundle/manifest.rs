@@ -284,6 +284,9 @@ impl<'m> Judge<'_, '_, 'm> {
         let at = pointer(MANIFEST, "format");
         match self.text_in(self.object, "format", MANIFEST) {
             Text::Present("agent-compose.bundle") | Text::WrongType => {}
+            Text::Present(other)
+                if self.run.on(Planted::FormatMarkerCaseInsensitive)
+                    && other.eq_ignore_ascii_case("agent-compose.bundle") => {}
             Text::Absent if self.run.on(Planted::FormatMarkerOptional) => {}
             Text::Absent => self.run.error(
                 "compose-bundle.format.marker",

@@ -168,17 +168,33 @@ fn is_lower_hex(byte: u8) -> bool {
 /// every byte outside `A-Z`, `a-z`, `0-9`, `.`, `_` and `-`.
 pub(crate) fn encode_source(run: &Run<'_>, source: &str) -> String {
     let mut encoded = String::with_capacity(source.len());
-    for byte in source.bytes() {
-        let kept = byte.is_ascii_alphanumeric()
-            || matches!(byte, b'.' | b'_' | b'-')
-            || (byte == b'~' && run.on(Planted::PercentEncodingKeepsTilde));
-        if kept {
-            encoded.push(char::from(byte));
-        } else {
-            encoded.push_str(&format!("%{byte:02X}"));
+    if run.on(Planted::PercentEncodingCodePoints) {
+        for c in source.chars() {
+            match u8::try_from(u32::from(c)) {
+                Ok(byte) if byte.is_ascii() => encoded.push_str(&encode_byte(run, byte)),
+                _ => encoded.push_str(&format!("%{:02X}", u32::from(c))),
+            }
         }
+        return encoded;
+    }
+    for byte in source.bytes() {
+        encoded.push_str(&encode_byte(run, byte));
     }
     encoded
+}
+
+/// One byte of the source segment, kept or percent-encoded.
+fn encode_byte(run: &Run<'_>, byte: u8) -> String {
+    let kept = byte.is_ascii_alphanumeric()
+        || matches!(byte, b'.' | b'_' | b'-')
+        || (byte == b'~' && run.on(Planted::PercentEncodingKeepsTilde));
+    if kept {
+        char::from(byte).to_string()
+    } else if byte == b' ' && run.on(Planted::PercentEncodingSpaceAsPlus) {
+        "+".to_owned()
+    } else {
+        format!("%{byte:02X}")
+    }
 }
 
 /// Whether a string shows nothing: every character whitespace, a control or a format

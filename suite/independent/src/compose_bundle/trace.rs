@@ -93,6 +93,7 @@ fn read_trace(run: &mut Run<'_>, tree: &Tree) -> Option<Option<Vec<Value>>> {
             format.starts_with("agent-compose.trace")
         }
         Some(Value::String(format)) => format == "agent-compose.trace",
+        None => run.on(Planted::TraceFormatOptional),
         _ => false,
     };
     if !format_ok {
