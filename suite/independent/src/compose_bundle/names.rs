@@ -217,3 +217,76 @@ fn is_invisible(c: char) -> bool {
 pub(crate) fn has_control(text: &str) -> bool {
     text.chars().any(char::is_control)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Settings;
+    use serde_json::Map;
+
+    fn with(mistake: Option<&str>, check: impl FnOnce(&Run<'_>)) {
+        let context = Map::new();
+        let settings = Settings {
+            strict: false,
+            mistake,
+            context: &context,
+        };
+        check(&Run::new(&settings));
+    }
+
+    #[test]
+    fn source_segments_encode_utf8_bytes_in_uppercase_hex() {
+        with(None, |run| {
+            assert_eq!(encode_source(run, "roster:core"), "roster%3Acore");
+            assert_eq!(encode_source(run, "aos~public"), "aos%7Epublic");
+            assert_eq!(encode_source(run, "a b"), "a%20b");
+            assert_eq!(encode_source(run, "publié"), "publi%C3%A9");
+            assert_eq!(encode_source(run, "A-z_0.9"), "A-z_0.9");
+        });
+        with(Some("percent-encoding-code-points"), |run| {
+            assert_eq!(encode_source(run, "publié"), "publi%E9");
+        });
+    }
+
+    #[test]
+    fn digests_are_sha256_and_64_lowercase_hex_digits() {
+        let hex = "0123456789abcdef".repeat(4);
+        with(None, |run| {
+            assert!(digest_problem(run, &format!("sha256:{hex}"), true).is_none());
+            assert!(digest_problem(run, &format!("sha256:{}", &hex[1..]), true).is_some());
+            assert!(digest_problem(run, &format!("sha256:{hex}0"), true).is_some());
+            assert!(digest_problem(run, &format!("SHA256:{hex}"), true).is_some());
+            assert!(digest_problem(run, &format!("sha256:{}", hex.to_uppercase()), true).is_some());
+            assert!(digest_problem(run, "sha256:é", false).is_some());
+        });
+    }
+
+    #[test]
+    fn safe_segments_and_device_names() {
+        with(None, |run| {
+            for unsafe_name in [
+                "", ".", "..", "a/b", "a\\b", "a:b", "a.", "a ", "CON", "nul.txt", "Lpt1", "x\u{1}",
+            ] {
+                assert!(
+                    segment_problem(run, unsafe_name).is_some(),
+                    "{unsafe_name:?}"
+                );
+            }
+            for safe in ["review checklist", "COM10", "grounded", "x\u{7f}"] {
+                assert!(segment_problem(run, safe).is_none(), "{safe:?}");
+            }
+        });
+    }
+
+    #[test]
+    fn locators_are_refused_by_their_characters() {
+        with(None, |run| {
+            for locator in ["https://x/y", "~", "~/x", ".", "..", "C:", "c:\\x", "a\\b"] {
+                assert!(locator_problem(run, locator).is_some(), "{locator:?}");
+            }
+            for id in ["roster:core", "aos-public", "aos~public", "ab:c"] {
+                assert!(locator_problem(run, id).is_none(), "{id:?}");
+            }
+        });
+    }
+}

@@ -29,10 +29,6 @@ pub(crate) fn check(run: &mut Run<'_>, tree: &Tree, facts: Option<&Facts>) {
     let Some(decisions) = read_trace(run, tree) else {
         return;
     };
-    let decisions = match decisions {
-        Some(decisions) => decisions,
-        None => return,
-    };
     let mut profiles: Vec<(&str, String)> = Vec::new();
     let mut skills: Vec<Selected<'_>> = Vec::new();
     for (index, decision) in decisions.iter().enumerate() {
@@ -49,10 +45,8 @@ pub(crate) fn check(run: &mut Run<'_>, tree: &Tree, facts: Option<&Facts>) {
 }
 
 /// compose-bundle.trace.present, trace.format and the decisions list. `None` when there
-/// is nothing to read further; `Some(None)` when the trace is read but lists no
-/// decisions usable.
-#[allow(clippy::option_option)]
-fn read_trace(run: &mut Run<'_>, tree: &Tree) -> Option<Option<Vec<Value>>> {
+/// are no decisions to read further (what is wrong is reported).
+fn read_trace(run: &mut Run<'_>, tree: &Tree) -> Option<Vec<Value>> {
     let Some(entry) = tree.entries.get("trace.json") else {
         if !run.on(Planted::TraceOptional) {
             run.error(
@@ -104,14 +98,14 @@ fn read_trace(run: &mut Run<'_>, tree: &Tree) -> Option<Option<Vec<Value>>> {
         );
     }
     match trace.remove("decisions") {
-        Some(Value::Array(decisions)) => Some(Some(decisions)),
+        Some(Value::Array(decisions)) => Some(decisions),
         Some(_) => {
             run.error(
                 "compose-bundle.field.type",
                 &format!("{TRACE}/decisions"),
                 "not an array of decisions",
             );
-            Some(None)
+            None
         }
         None => {
             run.error(
@@ -119,7 +113,7 @@ fn read_trace(run: &mut Run<'_>, tree: &Tree) -> Option<Option<Vec<Value>>> {
                 &format!("{TRACE}/decisions"),
                 "the trace lists no decisions",
             );
-            Some(None)
+            None
         }
     }
 }
