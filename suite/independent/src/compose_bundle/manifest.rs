@@ -279,7 +279,8 @@ impl<'m> Judge<'_, '_, 'm> {
         }
     }
 
-    /// compose-bundle.format.marker: `"format": "agent-compose.bundle"`.
+    /// compose-bundle.format.marker: the example's `"format": "agent-compose.bundle"`
+    /// ("format is a plain marker").
     fn format_marker(&mut self) {
         let at = pointer(MANIFEST, "format");
         match self.text_in(self.object, "format", MANIFEST) {
@@ -301,8 +302,10 @@ impl<'m> Judge<'_, '_, 'm> {
         }
     }
 
-    /// role and role_skill: both required names, and compose-bundle.role-skill.binding:
-    /// role_skill is `role-` + role. Returns the role.
+    /// role and role_skill: both required names, and compose-bundle.role-skill.binding
+    /// ("role_skill, role_skill_source, and role_skill_digest bind the role identity to its
+    /// canonical doctrine"; agent-compose's one shape): role_skill is `role-` + role.
+    /// Returns the role.
     fn role_and_skill(&mut self) -> Option<String> {
         let role = self.required_text("role");
         if let Some(role) = role {
@@ -375,8 +378,10 @@ impl<'m> Judge<'_, '_, 'm> {
         }
     }
 
-    /// compose-bundle.model-tier.value: `frontier`, `commodity` or `oss` when present; a
-    /// manifest without it is read as frontier. compose-bundle.model-class.ignored: a
+    /// compose-bundle.model-tier.value ("model_tier records the caller's frontier,
+    /// commodity, or oss compatibility lane"; "A manifest from before the tier field is read
+    /// as frontier"): one of the three when present; a manifest without it is read as
+    /// frontier. compose-bundle.model-class.ignored: a
     /// retired model_class is never read.
     fn model_tier(&mut self) {
         let mut key = "model_tier";
@@ -417,7 +422,9 @@ impl<'m> Judge<'_, '_, 'm> {
         }
     }
 
-    /// compose-bundle.personalities.list: a non-empty array of distinct safe segments.
+    /// compose-bundle.personalities.list ("personalities preserves the role's declaration
+    /// order"; agent-compose's checks): a non-empty array of distinct safe segments, any
+    /// order kept.
     fn personalities(&mut self) -> Option<Vec<String>> {
         let at = pointer(MANIFEST, "personalities");
         let list =
@@ -475,7 +482,8 @@ impl<'m> Judge<'_, '_, 'm> {
         Some(list.into_iter().map(str::to_owned).collect())
     }
 
-    /// compose-bundle.color.format: `#` and six hex digits; in the strict profile,
+    /// compose-bundle.color.format ("color is their melded favorite", written `#90a66a`):
+    /// `#` and six hex digits; in the strict profile,
     /// compose-bundle.color.legible warns outside the terminal-legible band.
     fn color(&mut self) {
         let at = pointer(MANIFEST, "color");
@@ -514,7 +522,8 @@ impl<'m> Judge<'_, '_, 'm> {
         }
     }
 
-    /// compose-bundle.sources.list: a non-empty array of distinct stable ids.
+    /// compose-bundle.sources.list ("sources records which places content came from, by
+    /// stable id"): a non-empty array of distinct stable ids.
     fn sources(&mut self) -> Option<Vec<String>> {
         let at = pointer(MANIFEST, "sources");
         let list = match self.string_list("sources", Some(Planted::SourcesStringAccepted)) {
@@ -554,8 +563,9 @@ impl<'m> Judge<'_, '_, 'm> {
         Some(list.into_iter().map(str::to_owned).collect())
     }
 
-    /// compose-bundle.content.list and content.unique: a non-empty array of objects with
-    /// a stable id and a SHA-256 digest, no id twice.
+    /// compose-bundle.content.list and content.unique ("content records the effective
+    /// logical role skill and methods ..."; "unique logical content IDs with SHA-256
+    /// digests"): a non-empty array of objects with a stable id and a digest, no id twice.
     fn content(&mut self) {
         let at = pointer(MANIFEST, "content");
         let entries = match self.object.get("content") {
@@ -675,8 +685,10 @@ impl<'m> Judge<'_, '_, 'm> {
         }
     }
 
-    /// delivery: compose-bundle.delivery.mode, delivery.complete and the entry points
-    /// (entry.safe-path, entry.exists, entry.kind).
+    /// delivery: compose-bundle.delivery.mode, delivery.complete ("complete delivery
+    /// data") and the entry points: entry.safe-path ("safe relative entry points"),
+    /// entry.exists ("Every named entry point must exist inside the bundle") and entry.kind
+    /// ("regular files and directories only").
     fn delivery(&mut self, tree: &Tree, facts: &mut Facts) {
         let at = pointer(MANIFEST, "delivery");
         let delivery = match self.object.get("delivery") {

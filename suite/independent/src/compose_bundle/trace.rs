@@ -313,14 +313,12 @@ fn check_skills<'t>(
     valid
 }
 
-/// A safe source id: not empty, no character below U+0020, and no locator
-/// (compose-bundle.trace.skills; the source becomes a path segment once encoded).
+/// A safe source id (compose-bundle.trace.skills): not empty and no locator (`..`, `/`,
+/// a home or drive path). The source becomes a path segment only once percent-encoded,
+/// which turns every other character (controls included) into a safe escape.
 fn source_problem(run: &Run<'_>, source: &str) -> Option<&'static str> {
     if source.is_empty() {
         return Some("an empty source");
-    }
-    if source.chars().any(|c| c < '\u{20}') {
-        return Some("a control character in a source");
     }
     names::locator_problem(run, source)
 }
