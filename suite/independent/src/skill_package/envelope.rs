@@ -39,9 +39,9 @@ pub(super) fn check(bytes: &[u8], report: &mut Report<'_>) {
     let Some(root) = read(&text, report) else {
         return;
     };
-    let escaped = report
-        .planted(Planted::FileLimitOnEscapedJson)
-        .then(|| json::escaped_lengths(&text));
+    let escaped = (report.planted(Planted::FileLimitOnEscapedJson)
+        || report.planted(Planted::TotalLimitOnEscapedJson))
+    .then(|| json::escaped_lengths(&text));
     let package = shape(&root, escaped.as_deref(), report);
     package::check(&package, report);
     if let Some(file) = package::head_file(&package, report) {
@@ -172,6 +172,13 @@ fn escape_pointer(token: &str) -> String {
 /// files.
 fn shape(root: &Json, escaped: Option<&[usize]>, report: &mut Report<'_>) -> Package {
     let mut package = Package::default();
+    let root = match root {
+        Json::Array(items) if report.planted(Planted::EnvelopeArrayUnwrapped) => match items.as_slice() {
+            [only @ Json::Object(_)] => only,
+            _ => root,
+        },
+        _ => root,
+    };
     // skill-package.envelope.type: "version 1, kind asset-package, headPath SKILL.md and a
     // nonempty files array" are named fields: the envelope is an object.
     let Json::Object(members) = root else {

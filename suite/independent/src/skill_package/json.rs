@@ -59,6 +59,59 @@ pub(super) enum Failure {
 /// 8259's JSON-text: whitespace around one value); without it, what follows is ignored
 /// (the `json-trailing-data-ignored` switch).
 pub(super) fn parse(text: &str, whole: bool) -> Result<Json, Failure> {
+    match parse_once(text, whole) {
+        // RFC 8259 allows any magnitude; serde_json refuses what overflows an f64. Such a
+        // number stands for a number no rule accepts as a value (version is 1), so it is
+        // read as 0 and the rest judged.
+        Err(Failure::Syntax(message)) if message.starts_with("number out of range") => {
+            parse_once(&tame_huge_numbers(text), whole)
+        }
+        other => other,
+    }
+}
+
+/// The text with every number token that overflows an f64 written `0` instead.
+fn tame_huge_numbers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut in_string = false;
+    while let Some(c) = rest.chars().next() {
+        if in_string {
+            let step = if c == '\\' {
+                c.len_utf8() + rest[1..].chars().next().map_or(0, char::len_utf8)
+            } else {
+                c.len_utf8()
+            };
+            if c == '"' {
+                in_string = false;
+            }
+            out.push_str(&rest[..step]);
+            rest = &rest[step..];
+            continue;
+        }
+        if c == '-' || c.is_ascii_digit() {
+            let length = rest
+                .find(|c: char| !(c.is_ascii_digit() || "+-.eE".contains(c)))
+                .unwrap_or(rest.len());
+            let token = &rest[..length];
+            if token.parse::<f64>().is_ok_and(f64::is_infinite) {
+                out.push('0');
+            } else {
+                out.push_str(token);
+            }
+            rest = &rest[length..];
+            continue;
+        }
+        if c == '"' {
+            in_string = true;
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+fn parse_once(text: &str, whole: bool) -> Result<Json, Failure> {
     let counter = Cell::new(0);
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let value = ValueSeed { counter: &counter }
@@ -366,6 +419,19 @@ mod tests {
             }))
         );
         assert_eq!(escaped_lengths(r#"{"a": "x\"\u0041"}"#), vec![1, 9]);
+    }
+
+    #[test]
+    fn numbers_past_f64() {
+        let value = parse(r#"{"a\"1e999": "1e999", "b": [-1e400, 1]}"#, true).unwrap();
+        assert_eq!(
+            value.member("b"),
+            Some(&Json::Array(vec![
+                Json::Number(Number::Integer(0)),
+                Json::Number(Number::Integer(1))
+            ]))
+        );
+        assert!(parse("[1e400", true).is_err());
     }
 
     #[test]

@@ -127,7 +127,9 @@ fn check_total(package: &Package, report: &mut Report<'_>) {
                 && file.path.as_deref() == Some(HEAD_PATH))
         })
         .map(|file| {
-            if report.planted(Planted::TotalLimitInCharacters) {
+            if report.planted(Planted::TotalLimitOnEscapedJson) {
+                file.escaped_bytes.or(file.bytes).unwrap_or(0)
+            } else if report.planted(Planted::TotalLimitInCharacters) {
                 file.content
                     .as_deref()
                     .map(|text| text.chars().count() as u64)
