@@ -200,6 +200,7 @@ fn shape(root: &Json, escaped: Option<&[usize]>, report: &mut Report<'_>) -> Pac
             package.listed = true;
             if entries.is_empty() {
                 report.error("files.nonempty", "/files", "files is empty");
+                package.empty_reported = true;
             }
             for (index, entry) in entries.iter().enumerate() {
                 let pointer = format!("/files/{index}");

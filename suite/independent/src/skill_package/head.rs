@@ -289,6 +289,14 @@ fn check_frontmatter(frontmatter: &str, at: &str, report: &mut Report<'_>) {
             );
             return;
         }
+        Document::Tagged(tag) => {
+            report.error(
+                "head.frontmatter-mapping",
+                at,
+                format!("the frontmatter is a value tagged !{tag}, not a mapping"),
+            );
+            return;
+        }
     };
     if !report.planted(Planted::YamlDuplicateKeysMissed) {
         let top_only = report.planted(Planted::YamlDuplicateNestedMissed);

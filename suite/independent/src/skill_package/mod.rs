@@ -54,6 +54,7 @@ crate::mistakes! {
         PathDuplicateUnchecked = "path-duplicate-unchecked": "does not look for duplicate paths",
         PathDuplicateCaseInsensitive = "path-duplicate-case-insensitive": "compares paths without regard to letter case when looking for duplicates",
         HeadPresentCaseInsensitive = "head-present-case-insensitive": "takes an entry whose path is SKILL.md in any letter case as the head",
+        HeadCheckNeedsFiles = "head-check-needs-files": "looks for the head only when the package has files, so a skill directory without files passes",
         HeadFoundAnywhere = "head-found-anywhere": "takes any entry whose file name is SKILL.md, in any directory, as the head",
         FileLimitRejectsAtLimit = "file-limit-rejects-at-limit": "refuses a file of exactly 262144 bytes (the per-file limit read as exclusive)",
         FileLimitAcceptsOneOver = "file-limit-accepts-one-over": "accepts a file of 262145 bytes (off by one past the per-file limit)",
@@ -123,6 +124,9 @@ struct Package {
     /// Whether the files could be listed at all (an envelope whose `files` is not an array
     /// has none to check).
     listed: bool,
+    /// Whether an empty list was already reported (an envelope's files.nonempty); a skill
+    /// directory without files lacks its head instead.
+    empty_reported: bool,
 }
 
 /// One file entry.

@@ -42,8 +42,10 @@ pub(super) fn check(package: &Package, report: &mut Report<'_>) {
         }
     }
     // skill-package.head.present: "it must appear among the package files" and "the head
-    // must exist". An empty list is reported by files.nonempty alone.
-    if package.listed && !package.files.is_empty() && head_file(package, report).is_none() {
+    // must exist". An envelope's empty list is reported by files.nonempty alone.
+    let reported = package.files.is_empty()
+        && (package.empty_reported || report.planted(Planted::HeadCheckNeedsFiles));
+    if package.listed && !reported && head_file(package, report).is_none() {
         report.error("head.present", "/files", "no file has the path SKILL.md");
     }
 }

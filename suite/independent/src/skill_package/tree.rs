@@ -97,7 +97,7 @@ fn walk(root: &Path, report: &mut Report<'_>) -> std::io::Result<Option<Vec<Entr
             } else if file_type.is_symlink() {
                 Kind::Other("a symbolic link")
             } else {
-                Kind::Other("not a regular file")
+                Kind::Other("a special file")
             };
             found.push(Entry {
                 path: String::from_utf8_lossy(&raw).into_owned(),
@@ -118,6 +118,7 @@ fn read(entries: Vec<Entry>, report: &mut Report<'_>) -> Package {
     let mut package = Package {
         files: Vec::with_capacity(entries.len()),
         listed: true,
+        empty_reported: false,
     };
     // skill-package.limit.total-bytes: a directory is read with a budget of one byte past
     // the total limit.

@@ -67,6 +67,9 @@ pub(super) enum Document {
     /// No node at all (empty, or only comments).
     Empty,
     Node(Node),
+    /// A collection under a local tag (`!foo`): a value of a type this reading does not
+    /// know, not a mapping.
+    Tagged(String),
 }
 
 /// Why the frontmatter was not read.
@@ -87,8 +90,73 @@ pub(super) struct Options {
 
 /// Reads the frontmatter: its first document, and the whole stream for syntax.
 pub(super) fn read(source: &str, options: Options) -> Result<Document, Failure> {
+    // YAML 1.2 (5.2): a byte order mark may start a stream but is no character of a
+    // document (nb-char excludes it); libyaml lets it pass inside a scalar.
+    if let Some(index) = source.char_indices().skip(1).find(|&(_, c)| c == '\u{FEFF}').map(|(i, _)| i) {
+        return Err(Failure::Syntax {
+            message: format!("a byte order mark inside the frontmatter (byte {index})"),
+            line: None,
+        });
+    }
     let softened = soften_tabs(source);
-    read_yaml(&softened, options)
+    let (prepared, breaks) = hide_yaml11_breaks(&softened);
+    let mut document = read_yaml(&prepared, options)?;
+    if let (Some(breaks), Document::Node(node)) = (breaks, &mut document) {
+        breaks.restore(node);
+    }
+    Ok(document)
+}
+
+/// NEL, LS and PS: line breaks in YAML 1.1, which libyaml reads, and ordinary characters
+/// in YAML 1.2, the catalogue's reading. Each is swapped for a stand-in of the same length
+/// in UTF-8 (so every offset holds) that libyaml reads as a character, and swapped back in
+/// the scalars read.
+const YAML11_BREAKS: [(char, char); 3] = [
+    ('\u{85}', '\u{7FA}'),
+    ('\u{2028}', '\u{E000}'),
+    ('\u{2029}', '\u{E001}'),
+];
+
+/// The stand-ins used, to swap back.
+struct Breaks(Vec<(char, char)>);
+
+fn hide_yaml11_breaks(source: &str) -> (std::borrow::Cow<'_, str>, Option<Breaks>) {
+    let used: Vec<(char, char)> = YAML11_BREAKS
+        .into_iter()
+        .filter(|&(original, stand_in)| source.contains(original) && !source.contains(stand_in))
+        .collect();
+    if used.is_empty() {
+        return (std::borrow::Cow::Borrowed(source), None);
+    }
+    let replaced = source
+        .chars()
+        .map(|c| used.iter().find(|(original, _)| *original == c).map_or(c, |pair| pair.1))
+        .collect();
+    (std::borrow::Cow::Owned(replaced), Some(Breaks(used)))
+}
+
+impl Breaks {
+    fn restore(&self, node: &mut Node) {
+        match node {
+            Node::Scalar(scalar) => {
+                if self.0.iter().any(|(_, stand_in)| scalar.text.contains(*stand_in)) {
+                    let text: String = scalar
+                        .text
+                        .chars()
+                        .map(|c| self.0.iter().find(|pair| pair.1 == c).map_or(c, |pair| pair.0))
+                        .collect();
+                    scalar.text = Rc::from(text);
+                }
+            }
+            Node::Sequence(items) => items.iter_mut().for_each(|item| self.restore(item)),
+            Node::Mapping(entries) => {
+                for (key, value) in entries {
+                    self.restore(key);
+                    self.restore(value);
+                }
+            }
+        }
+    }
 }
 
 /// libyaml refuses a tab after a block indicator (`?\tname`, `:\tvalue`), which YAML 1.2
@@ -182,8 +250,14 @@ fn read_yaml(source: &str, options: Options) -> Result<Document, Failure> {
     for document in documents {
         IgnoredAny::deserialize(document).map_err(|error| failure(error, &state))?;
     }
-    if matches!(probe, Probe::Empty) {
-        return Ok(Document::Empty);
+    match &probe {
+        Probe::Empty => return Ok(Document::Empty),
+        Probe::Tagged(tag, inner)
+            if tag != "!" && matches!(**inner, Probe::Mapping(_) | Probe::Sequence(_)) =>
+        {
+            return Ok(Document::Tagged(tag.clone()));
+        }
+        _ => {}
     }
     let mut second = yaml_serde::Deserializer::from_str(source);
     let Some(first) = second.next() else {
@@ -194,6 +268,7 @@ fn read_yaml(source: &str, options: Options) -> Result<Document, Failure> {
         probe: &probe,
         source,
         interned: &interned,
+        key: false,
     }
     .deserialize(first)
     .map_err(|error| failure(error, &state))?;
@@ -395,7 +470,11 @@ impl<'de> Visitor<'de> for ProbeVisitor<'_> {
 /// The second pass's view of a node: each scalar's text and where it starts in the source
 /// when it lies there as written.
 enum Raw {
-    Scalar { text: Rc<str>, at: Option<usize> },
+    Scalar {
+        text: Rc<str>,
+        at: Option<usize>,
+        key: bool,
+    },
     Sequence(Vec<Raw>),
     Mapping(Vec<(Raw, Raw)>),
 }
@@ -408,6 +487,8 @@ struct TextSeed<'p, 's> {
     probe: &'p Probe,
     source: &'s str,
     interned: &'s Interned,
+    /// Whether the node is a mapping's key.
+    key: bool,
 }
 
 impl<'de> DeserializeSeed<'de> for TextSeed<'_, '_> {
@@ -428,6 +509,7 @@ impl<'de> DeserializeSeed<'de> for TextSeed<'_, '_> {
             _ => deserializer.deserialize_str(ScalarText {
                 source: self.source,
                 interned: self.interned,
+                key: self.key,
             }),
         }
     }
@@ -436,6 +518,7 @@ impl<'de> DeserializeSeed<'de> for TextSeed<'_, '_> {
 struct ScalarText<'s> {
     source: &'s str,
     interned: &'s Interned,
+    key: bool,
 }
 
 impl ScalarText<'_> {
@@ -450,7 +533,11 @@ impl ScalarText<'_> {
             .entry((address, value.len()))
             .or_insert_with(|| Rc::from(value))
             .clone();
-        Raw::Scalar { text, at }
+        Raw::Scalar {
+            text,
+            at,
+            key: self.key,
+        }
     }
 }
 
@@ -491,6 +578,7 @@ impl<'de> Visitor<'de> for SequenceText<'_, '_> {
                     probe,
                     source: self.source,
                     interned: self.interned,
+                    key: false,
                 })?
                 .ok_or_else(|| de::Error::custom("the second reading lost an item"))?;
             items.push(item);
@@ -520,12 +608,14 @@ impl<'de> Visitor<'de> for MappingText<'_, '_> {
                     probe: key_probe,
                     source: self.source,
                     interned: self.interned,
+                    key: true,
                 })?
                 .ok_or_else(|| de::Error::custom("the second reading lost a key"))?;
             let value = map.next_value_seed(TextSeed {
                 probe: value_probe,
                 source: self.source,
                 interned: self.interned,
+                key: false,
             })?;
             entries.push((key, value));
         }
@@ -567,13 +657,22 @@ fn typed(probe: &Probe, raw: Raw, source: &str, options: Options) -> Node {
                     .collect(),
             )
         }
-        Raw::Scalar { text, at } => Node::Scalar(scalar(probe, text, at, source, options)),
+        Raw::Scalar { text, at, key } => {
+            Node::Scalar(scalar(probe, text, at, key, source, options))
+        }
     }
 }
 
 /// Types one scalar by the core schema (see the module's documentation).
-fn scalar(probe: &Probe, text: Rc<str>, at: Option<usize>, source: &str, options: Options) -> Scalar {
-    let place = at.map(|at| Place::of(source, at, text.len()));
+fn scalar(
+    probe: &Probe,
+    text: Rc<str>,
+    at: Option<usize>,
+    key: bool,
+    source: &str,
+    options: Options,
+) -> Scalar {
+    let place = at.map(|at| Place::of(source, at, text.len(), key));
     let quoted = place.as_ref().is_some_and(|place| place.quoted);
     if options.as_strings {
         return Scalar {
@@ -614,7 +713,9 @@ struct Place {
 }
 
 impl Place {
-    fn of(source: &str, at: usize, length: usize) -> Place {
+    /// A key's tag stands on its own line (a tag on the line before a block mapping's first
+    /// key is the mapping's); a value's may stand on the line before it.
+    fn of(source: &str, at: usize, length: usize, key: bool) -> Place {
         let bytes = source.as_bytes();
         let before = at.checked_sub(1).and_then(|index| bytes.get(index)).copied();
         let after = bytes.get(at + length).copied();
@@ -629,7 +730,7 @@ impl Place {
         );
         let token_start = if quote(before) { at - 1 } else { at };
         let tag = (quote(before) || plain_start)
-            .then(|| tag_before(source, token_start))
+            .then(|| tag_before(source, token_start, key))
             .flatten();
         Place {
             quoted: quoted || !plain_start,
@@ -640,11 +741,14 @@ impl Place {
 
 /// The tag written before the node starting at `start`, if any: the tokens before it,
 /// skipping an anchor.
-fn tag_before(source: &str, start: usize) -> Option<String> {
+fn tag_before(source: &str, start: usize, same_line: bool) -> Option<String> {
     let bytes = source.as_bytes();
     let mut end = start;
     loop {
         while end > 0 && matches!(bytes[end - 1], b' ' | b'\t' | b'\n' | b'\r') {
+            if same_line && matches!(bytes[end - 1], b'\n' | b'\r') {
+                return None;
+            }
             end -= 1;
         }
         let mut begin = end;
@@ -845,6 +949,13 @@ mod tests {
         assert_eq!(value_of("a: &x 12\nb: *x\n", "b"), Core::Int("12".into()));
         assert_eq!(value_of("a: -0o17\n", "a"), Core::Str);
         assert_eq!(value_of("a: |\n  12\n", "a"), Core::Str);
+        assert_eq!(value_of("!!map\na: 12\n", "a"), Core::Int("12".into()));
+        assert_eq!(value_of("a: !!str\n  12\n", "a"), Core::Str);
+        assert!(read("a: \u{feff}x\n", Options::default()).is_err());
+        let Ok(Document::Node(Node::Mapping(entries))) = read("a: x\u{85}y\n", Options::default()) else {
+            panic!("NEL is a character in YAML 1.2");
+        };
+        assert!(matches!(&entries[0].1, Node::Scalar(s) if &*s.text == "x\u{85}y"));
     }
 
     #[test]
