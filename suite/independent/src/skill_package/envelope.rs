@@ -173,10 +173,12 @@ fn escape_pointer(token: &str) -> String {
 fn shape(root: &Json, escaped: Option<&[usize]>, report: &mut Report<'_>) -> Package {
     let mut package = Package::default();
     let root = match root {
-        Json::Array(items) if report.planted(Planted::EnvelopeArrayUnwrapped) => match items.as_slice() {
-            [only @ Json::Object(_)] => only,
-            _ => root,
-        },
+        Json::Array(items) if report.planted(Planted::EnvelopeArrayUnwrapped) => {
+            match items.as_slice() {
+                [only @ Json::Object(_)] => only,
+                _ => root,
+            }
+        }
         _ => root,
     };
     // skill-package.envelope.type: "version 1, kind asset-package, headPath SKILL.md and a
@@ -261,7 +263,11 @@ fn check_version(version: Option<&Json>, report: &mut Report<'_>) {
         _ => false,
     };
     if !one {
-        report.error("envelope.version", "/version", "version is not the number 1");
+        report.error(
+            "envelope.version",
+            "/version",
+            "version is not the number 1",
+        );
     }
 }
 
@@ -348,9 +354,9 @@ fn file_entry(
     let required_type = !report.planted(Planted::ContentTypeOptional);
     let content_type = string_member(entry, "contentType", &pointer, required_type, report);
     let escaped_bytes = match (escaped, entry.member("content")) {
-        (Some(lengths), Some(Json::String(string))) => lengths
-            .get(string.ordinal)
-            .map(|&length| length as u64),
+        (Some(lengths), Some(Json::String(string))) => {
+            lengths.get(string.ordinal).map(|&length| length as u64)
+        }
         _ => None,
     };
     Some(PackageFile {

@@ -136,14 +136,11 @@ fn delimiter(line: &str, closing: bool, report: &Report<'_>) -> Delimiter {
     } else {
         line
     };
-    let Some(rest) = line
-        .strip_prefix("---")
-        .or_else(|| {
-            (closing && report.planted(Planted::CloseAtDots))
-                .then(|| line.strip_prefix("..."))
-                .flatten()
-        })
-    else {
+    let Some(rest) = line.strip_prefix("---").or_else(|| {
+        (closing && report.planted(Planted::CloseAtDots))
+            .then(|| line.strip_prefix("..."))
+            .flatten()
+    }) else {
         return Delimiter::No;
     };
     if rest.is_empty() {
@@ -196,9 +193,10 @@ fn split<'t>(content: &'t str, at: &str, report: &mut Report<'_>) -> Option<Part
     };
     let offset = content.len() - skipped.len();
     let lines = lines(skipped);
-    let opening = lines.first().copied().filter(|line| {
-        delimiter(&skipped[line.start..line.end], false, report) != Delimiter::No
-    });
+    let opening = lines
+        .first()
+        .copied()
+        .filter(|line| delimiter(&skipped[line.start..line.end], false, report) != Delimiter::No);
     let Some(opening) = opening else {
         report.error(
             "head.frontmatter-open",
@@ -210,9 +208,10 @@ fn split<'t>(content: &'t str, at: &str, report: &mut Report<'_>) -> Option<Part
     if delimiter(&skipped[opening.start..opening.end], false, report) == Delimiter::TrailingSpace {
         report.strict_error("head.delimiter-space", at, "spaces after the opening ---");
     }
-    let closing = lines[1..].iter().copied().find(|line| {
-        delimiter(&skipped[line.start..line.end], true, report) != Delimiter::No
-    });
+    let closing = lines[1..]
+        .iter()
+        .copied()
+        .find(|line| delimiter(&skipped[line.start..line.end], true, report) != Delimiter::No);
     let Some(closing) = closing else {
         if report.planted(Planted::UnclosedReadToEnd) {
             return Some(Parts {
@@ -240,7 +239,11 @@ fn split<'t>(content: &'t str, at: &str, report: &mut Report<'_>) -> Option<Part
 /// anywhere ends the frontmatter.
 fn split_anywhere<'t>(content: &'t str, at: &str, report: &mut Report<'_>) -> Option<Parts<'t>> {
     let Some(rest) = content.strip_prefix("---") else {
-        report.error("head.frontmatter-open", at, "SKILL.md does not start with ---");
+        report.error(
+            "head.frontmatter-open",
+            at,
+            "SKILL.md does not start with ---",
+        );
         return None;
     };
     let Some(end) = rest.find("---") else {
@@ -429,7 +432,11 @@ fn lookup<'n>(entries: &'n [(Node, Node)], field: Field, report: &Report<'_>) ->
 }
 
 /// The `name-searched-at-any-depth` switch: the first `name` in a nested mapping.
-fn search_nested<'n>(entries: &'n [(Node, Node)], field: Field, report: &Report<'_>) -> Option<&'n Node> {
+fn search_nested<'n>(
+    entries: &'n [(Node, Node)],
+    field: Field,
+    report: &Report<'_>,
+) -> Option<&'n Node> {
     entries.iter().find_map(|(_, value)| match value {
         Node::Mapping(inner) => {
             lookup(inner, field, report).or_else(|| search_nested(inner, field, report))
@@ -486,9 +493,9 @@ fn check_field(field: Field, entries: &[(Node, Node)], at: &str, report: &mut Re
         );
     }
     // .control (strict): no control character (description keeps newline and tab).
-    let control = text.chars().any(|c| {
-        text::is_control(c) && !(field == Field::Description && (c == '\n' || c == '\t'))
-    });
+    let control = text
+        .chars()
+        .any(|c| text::is_control(c) && !(field == Field::Description && (c == '\n' || c == '\t')));
     if control {
         report.strict_error(
             &format!("head.{key}.control"),

@@ -436,7 +436,10 @@ mod tests {
 
     #[test]
     fn trailing_data_and_json5() {
-        assert!(matches!(parse("{} {}", true), Err(Failure::TrailingData(_))));
+        assert!(matches!(
+            parse("{} {}", true),
+            Err(Failure::TrailingData(_))
+        ));
         assert!(parse("{} {}", false).is_ok());
         let lenient = strip_json5("{\"a\": [1, 2,], // c\n \"b\": 1, /* x */}");
         assert!(parse(&lenient, true).is_ok(), "{lenient}");

@@ -146,12 +146,19 @@ struct PackageFile {
     content_type: Option<String>,
 }
 
+/// How many problems a report lists (skill-package.report.truncated: the rest are counted,
+/// so the output stays proportionate to the input and the verdict still counts them).
+const REPORT_CAP: usize = 100;
+
 /// Collects what an input breaks; knows the profile and the planted mistake.
 struct Report<'s> {
     settings: &'s Settings<'s>,
     outcome: Outcome,
     /// Set when a bound of this implementation (a `kind = "bound"` rule) was passed.
     bound: Option<String>,
+    /// Problems past the cap: errors and warnings left out.
+    dropped_errors: usize,
+    dropped_warnings: usize,
 }
 
 impl<'s> Report<'s> {
@@ -160,6 +167,8 @@ impl<'s> Report<'s> {
             settings,
             outcome: Outcome::default(),
             bound: None,
+            dropped_errors: 0,
+            dropped_warnings: 0,
         }
     }
 
@@ -175,8 +184,14 @@ impl<'s> Report<'s> {
 
     /// An error of `rule` (the catalogue ID without the format prefix) at `at`.
     fn error(&mut self, rule: &str, at: &str, message: impl AsRef<str>) {
-        self.outcome
-            .error(format!("skill-package.{rule} at {at}: {}", message.as_ref()));
+        if self.outcome.problems.len() >= REPORT_CAP {
+            self.dropped_errors += 1;
+            return;
+        }
+        self.outcome.error(format!(
+            "skill-package.{rule} at {at}: {}",
+            message.as_ref()
+        ));
     }
 
     /// An error of a strict-only rule: reported in the strict profile only.
@@ -191,14 +206,28 @@ impl<'s> Report<'s> {
     fn bound(&mut self, rule: &str, at: &str, message: impl AsRef<str>) {
         let text = format!("skill-package.{rule} at {at}: {}", message.as_ref());
         if self.strict() {
-            self.outcome.error(text);
+            self.error(rule, at, message);
         } else {
-            self.outcome.warning(text.clone());
+            if self.outcome.problems.len() >= REPORT_CAP {
+                self.dropped_warnings += 1;
+            } else {
+                self.outcome.warning(text.clone());
+            }
             self.bound.get_or_insert(text);
         }
     }
 
-    fn finish(self) -> Outcome {
+    fn finish(mut self) -> Outcome {
+        let dropped = format!(
+            "skill-package.report.truncated: {} more errors and {} more warnings left out",
+            self.dropped_errors, self.dropped_warnings
+        );
+        if self.dropped_errors > 0 {
+            // Still an error, so the verdict counts what was left out.
+            self.outcome.error(dropped);
+        } else if self.dropped_warnings > 0 {
+            self.outcome.warning(dropped);
+        }
         match self.bound {
             Some(reason) if self.outcome.accepted() => Outcome::decline(reason),
             _ => self.outcome,

@@ -82,7 +82,9 @@ pub(super) fn sniff_wide(bytes: &[u8]) -> Option<String> {
                 Wide::Utf16Le => u16::from_le_bytes([pair[0], pair[1]]),
                 _ => u16::from_be_bytes([pair[0], pair[1]]),
             });
-            char::decode_utf16(units).collect::<Result<String, _>>().ok()
+            char::decode_utf16(units)
+                .collect::<Result<String, _>>()
+                .ok()
         }
         Wide::Utf32Le | Wide::Utf32Be => {
             if rest.len() % 4 != 0 {
@@ -111,8 +113,14 @@ mod tests {
         let text = "{\"a\": 1}";
         let le16: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
         let be16: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
-        let le32: Vec<u8> = text.chars().flat_map(|c| (c as u32).to_le_bytes()).collect();
-        let be32: Vec<u8> = text.chars().flat_map(|c| (c as u32).to_be_bytes()).collect();
+        let le32: Vec<u8> = text
+            .chars()
+            .flat_map(|c| (c as u32).to_le_bytes())
+            .collect();
+        let be32: Vec<u8> = text
+            .chars()
+            .flat_map(|c| (c as u32).to_be_bytes())
+            .collect();
         for bytes in [le16, be16, le32, be32] {
             assert_eq!(sniff_wide(&bytes).as_deref(), Some(text));
         }

@@ -76,7 +76,10 @@ pub(super) enum Document {
 #[derive(Debug)]
 pub(super) enum Failure {
     /// Not YAML (skill-package.head.yaml-syntax), with the line the parser stopped at.
-    Syntax { message: String, line: Option<usize> },
+    Syntax {
+        message: String,
+        line: Option<usize>,
+    },
     /// Past a resource bound (skill-package.head.yaml-resources).
     Bound(String),
 }
@@ -92,7 +95,12 @@ pub(super) struct Options {
 pub(super) fn read(source: &str, options: Options) -> Result<Document, Failure> {
     // YAML 1.2 (5.2): a byte order mark may start a stream but is no character of a
     // document (nb-char excludes it); libyaml lets it pass inside a scalar.
-    if let Some(index) = source.char_indices().skip(1).find(|&(_, c)| c == '\u{FEFF}').map(|(i, _)| i) {
+    if let Some(index) = source
+        .char_indices()
+        .skip(1)
+        .find(|&(_, c)| c == '\u{FEFF}')
+        .map(|(i, _)| i)
+    {
         return Err(Failure::Syntax {
             message: format!("a byte order mark inside the frontmatter (byte {index})"),
             line: None,
@@ -130,7 +138,11 @@ fn hide_yaml11_breaks(source: &str) -> (std::borrow::Cow<'_, str>, Option<Breaks
     }
     let replaced = source
         .chars()
-        .map(|c| used.iter().find(|(original, _)| *original == c).map_or(c, |pair| pair.1))
+        .map(|c| {
+            used.iter()
+                .find(|(original, _)| *original == c)
+                .map_or(c, |pair| pair.1)
+        })
         .collect();
     (std::borrow::Cow::Owned(replaced), Some(Breaks(used)))
 }
@@ -139,11 +151,20 @@ impl Breaks {
     fn restore(&self, node: &mut Node) {
         match node {
             Node::Scalar(scalar) => {
-                if self.0.iter().any(|(_, stand_in)| scalar.text.contains(*stand_in)) {
+                if self
+                    .0
+                    .iter()
+                    .any(|(_, stand_in)| scalar.text.contains(*stand_in))
+                {
                     let text: String = scalar
                         .text
                         .chars()
-                        .map(|c| self.0.iter().find(|pair| pair.1 == c).map_or(c, |pair| pair.0))
+                        .map(|c| {
+                            self.0
+                                .iter()
+                                .find(|pair| pair.1 == c)
+                                .map_or(c, |pair| pair.0)
+                        })
                         .collect();
                     scalar.text = Rc::from(text);
                 }
@@ -717,7 +738,10 @@ impl Place {
     /// key is the mapping's); a value's may stand on the line before it.
     fn of(source: &str, at: usize, length: usize, key: bool) -> Place {
         let bytes = source.as_bytes();
-        let before = at.checked_sub(1).and_then(|index| bytes.get(index)).copied();
+        let before = at
+            .checked_sub(1)
+            .and_then(|index| bytes.get(index))
+            .copied();
         let after = bytes.get(at + length).copied();
         let quote = |byte: Option<u8>| matches!(byte, Some(b'"' | b'\''));
         let quoted = quote(before) || quote(after);
@@ -891,7 +915,9 @@ pub(super) fn identity(node: &Node, by_text: bool) -> String {
             Core::Float(value) if value.is_nan() => "fnan".into(),
             Core::Float(value) => format!("f{:?}", value + 0.0),
             Core::Str => format!("s{}:{}", scalar.text.len(), scalar.text),
-            Core::Other(tag) => format!("t{}:{tag}{}:{}", tag.len(), scalar.text.len(), scalar.text),
+            Core::Other(tag) => {
+                format!("t{}:{tag}{}:{}", tag.len(), scalar.text.len(), scalar.text)
+            }
         },
         Node::Sequence(items) => {
             let inner: Vec<String> = items.iter().map(|item| identity(item, by_text)).collect();
@@ -939,7 +965,10 @@ mod tests {
         assert_eq!(value_of("a: !!str 0123\n", "a"), Core::Str);
         assert_eq!(value_of("a: !!int \"5\"\n", "a"), Core::Int("5".into()));
         assert_eq!(value_of("a: ! 2024\n", "a"), Core::Str);
-        assert_eq!(value_of("a: !<tag:yaml.org,2002:str> 2024\n", "a"), Core::Str);
+        assert_eq!(
+            value_of("a: !<tag:yaml.org,2002:str> 2024\n", "a"),
+            Core::Str
+        );
         assert_eq!(value_of("a: 0o17\n", "a"), Core::Int("15".into()));
         assert_eq!(value_of("a: 1e3\n", "a"), Core::Float(1000.0));
         assert_eq!(value_of("a: 1_000\n", "a"), Core::Str);
@@ -952,7 +981,8 @@ mod tests {
         assert_eq!(value_of("!!map\na: 12\n", "a"), Core::Int("12".into()));
         assert_eq!(value_of("a: !!str\n  12\n", "a"), Core::Str);
         assert!(read("a: \u{feff}x\n", Options::default()).is_err());
-        let Ok(Document::Node(Node::Mapping(entries))) = read("a: x\u{85}y\n", Options::default()) else {
+        let Ok(Document::Node(Node::Mapping(entries))) = read("a: x\u{85}y\n", Options::default())
+        else {
             panic!("NEL is a character in YAML 1.2");
         };
         assert!(matches!(&entries[0].1, Node::Scalar(s) if &*s.text == "x\u{85}y"));
@@ -971,7 +1001,10 @@ mod tests {
         }
         assert!(read("? owner\n:\tteam: platform\n", Options::default()).is_err());
         let deep = format!("a: {}{}\n", "[".repeat(70), "]".repeat(70));
-        assert!(matches!(read(&deep, Options::default()), Err(Failure::Bound(_))));
+        assert!(matches!(
+            read(&deep, Options::default()),
+            Err(Failure::Bound(_))
+        ));
         let at = format!("a: {}{}\n", "[".repeat(63), "]".repeat(63));
         assert!(read(&at, Options::default()).is_ok());
     }
