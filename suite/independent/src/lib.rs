@@ -263,10 +263,11 @@ mod tests {
                 assert_eq!(mistake.format, format);
                 assert!(names.insert(mistake.name), "{} twice", mistake.name);
                 assert!(
-                    mistake.name.split('-').all(|part| !part.is_empty()
-                        && part
-                            .bytes()
-                            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())),
+                    mistake
+                        .name
+                        .split('-')
+                        .all(|part| !part.is_empty()
+                            && part.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())),
                     "{} is not kebab case",
                     mistake.name
                 );
