@@ -61,7 +61,7 @@ fn token(text: &str) -> bool {
 /// `type "/" subtype *( OWS ";" OWS [ parameter ] )`, parameter `token "=" ( token /
 /// quoted-string )`.
 fn parse(text: &str) -> Option<MediaType> {
-    let (essence, mut rest) = match text.find(|c: char| c == ';' || c == ' ' || c == '\t') {
+    let (essence, mut rest) = match text.find([';', ' ', '\t']) {
         Some(index) => (&text[..index], &text[index..]),
         None => (text, ""),
     };
@@ -109,9 +109,7 @@ fn parameter_value(text: &str) -> Option<(String, &str)> {
         }
         return None;
     }
-    let end = text
-        .find(|c: char| c == ';' || c == ' ' || c == '\t')
-        .unwrap_or(text.len());
+    let end = text.find([';', ' ', '\t']).unwrap_or(text.len());
     let value = &text[..end];
     token(value).then(|| (value.to_owned(), &text[end..]))
 }

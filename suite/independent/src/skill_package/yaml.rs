@@ -115,23 +115,43 @@ pub(super) fn read(source: &str, options: Options) -> Result<Document, Failure> 
     Ok(document)
 }
 
+/// A character libyaml reads otherwise than YAML 1.2, and the stand-in it reads instead.
+#[derive(Debug, Clone, Copy)]
+struct StandIn {
+    original: char,
+    stand_in: char,
+}
+
 /// NEL, LS and PS: line breaks in YAML 1.1, which libyaml reads, and ordinary characters
 /// in YAML 1.2, the catalogue's reading. Each is swapped for a stand-in of the same length
 /// in UTF-8 (so every offset holds) that libyaml reads as a character, and swapped back in
 /// the scalars read.
-const YAML11_BREAKS: [(char, char); 3] = [
-    ('\u{85}', '\u{7FA}'),
-    ('\u{2028}', '\u{E000}'),
-    ('\u{2029}', '\u{E001}'),
+const YAML11_BREAKS: [StandIn; 3] = [
+    StandIn {
+        original: '\u{85}',
+        stand_in: '\u{7FA}',
+    },
+    StandIn {
+        original: '\u{2028}',
+        stand_in: '\u{E000}',
+    },
+    StandIn {
+        original: '\u{2029}',
+        stand_in: '\u{E001}',
+    },
 ];
 
 /// The stand-ins used, to swap back.
-struct Breaks(Vec<(char, char)>);
+struct Breaks {
+    used: Vec<StandIn>,
+}
 
+/// The source with the stand-ins in, when it holds one of the three (and none of their
+/// stand-ins already).
 fn hide_yaml11_breaks(source: &str) -> (std::borrow::Cow<'_, str>, Option<Breaks>) {
-    let used: Vec<(char, char)> = YAML11_BREAKS
+    let used: Vec<StandIn> = YAML11_BREAKS
         .into_iter()
-        .filter(|&(original, stand_in)| source.contains(original) && !source.contains(stand_in))
+        .filter(|pair| source.contains(pair.original) && !source.contains(pair.stand_in))
         .collect();
     if used.is_empty() {
         return (std::borrow::Cow::Borrowed(source), None);
@@ -140,30 +160,31 @@ fn hide_yaml11_breaks(source: &str) -> (std::borrow::Cow<'_, str>, Option<Breaks
         .chars()
         .map(|c| {
             used.iter()
-                .find(|(original, _)| *original == c)
-                .map_or(c, |pair| pair.1)
+                .find(|pair| pair.original == c)
+                .map_or(c, |pair| pair.stand_in)
         })
         .collect();
-    (std::borrow::Cow::Owned(replaced), Some(Breaks(used)))
+    (std::borrow::Cow::Owned(replaced), Some(Breaks { used }))
 }
 
 impl Breaks {
+    /// Puts the original characters back into every scalar of `node`.
     fn restore(&self, node: &mut Node) {
         match node {
             Node::Scalar(scalar) => {
                 if self
-                    .0
+                    .used
                     .iter()
-                    .any(|(_, stand_in)| scalar.text.contains(*stand_in))
+                    .any(|pair| scalar.text.contains(pair.stand_in))
                 {
                     let text: String = scalar
                         .text
                         .chars()
                         .map(|c| {
-                            self.0
+                            self.used
                                 .iter()
-                                .find(|pair| pair.1 == c)
-                                .map_or(c, |pair| pair.0)
+                                .find(|pair| pair.stand_in == c)
+                                .map_or(c, |pair| pair.original)
                         })
                         .collect();
                     scalar.text = Rc::from(text);
