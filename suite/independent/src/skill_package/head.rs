@@ -579,12 +579,23 @@ fn check_body(body: &str, at: &str, report: &mut Report<'_>) {
 /// Whether CommonMark renders something visible from `body`: a visible character in text,
 /// code or HTML outside comments, or an image.
 fn renders_something(body: &str) -> bool {
-    match markdown::to_mdast(body, &markdown::ParseOptions::default()) {
-        Ok(tree) => shows(&tree),
-        // markdown-rs fails only on MDX constructs, which CommonMark does not have; the
-        // text itself then decides.
-        Err(_) => text::has_visible(body),
+    match quietly(|| markdown::to_mdast(body, &markdown::ParseOptions::default())) {
+        Some(Ok(tree)) => shows(&tree),
+        // markdown-rs fails only on MDX constructs, which CommonMark does not have, and
+        // panics on some setext headings after a thematic break (1.0.0: `x\n===\n---\nb\n---`);
+        // the text itself then decides.
+        _ => text::has_visible(body),
     }
+}
+
+/// Runs `read`, turning a panic into `None` without printing it (a reader's bug must not
+/// crash the validator).
+fn quietly<T>(read: impl FnOnce() -> T + std::panic::UnwindSafe) -> Option<T> {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(read);
+    std::panic::set_hook(hook);
+    result.ok()
 }
 
 fn shows(node: &mdast::Node) -> bool {
@@ -617,4 +628,16 @@ fn without_comments(html: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_markdown_panic_is_no_crash() {
+        assert!(renders_something("x\n===\n---\nb\n---\n"));
+        assert!(!renders_something(" \n<!-- c -->\n"));
+        assert!(renders_something("![](x.png)\n"));
+    }
 }

@@ -44,8 +44,19 @@ pub(super) enum Node {
 pub(super) struct Scalar {
     pub text: Rc<str>,
     pub value: Core,
-    /// Whether it was written in quotes (for the switch that compares keys by their text).
-    pub quoted: bool,
+    /// How it was written, as far as its place in the source tells.
+    pub style: Style,
+}
+
+/// How a scalar was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Style {
+    /// Plain, on one line.
+    Plain,
+    /// In quotes.
+    Quoted,
+    /// Not in the source as written (a block scalar, a folded or escaped one).
+    Unknown,
 }
 
 /// A scalar's type and canonical value under the YAML 1.2 core schema.
@@ -93,26 +104,35 @@ pub(super) struct Options {
 
 /// Reads the frontmatter: its first document, and the whole stream for syntax.
 pub(super) fn read(source: &str, options: Options) -> Result<Document, Failure> {
-    // YAML 1.2 (5.2): a byte order mark may start a stream but is no character of a
-    // document (nb-char excludes it); libyaml lets it pass inside a scalar.
-    if let Some(index) = source
-        .char_indices()
-        .skip(1)
-        .find(|&(_, c)| c == '\u{FEFF}')
-        .map(|(i, _)| i)
-    {
-        return Err(Failure::Syntax {
-            message: format!("a byte order mark inside the frontmatter (byte {index})"),
-            line: None,
-        });
-    }
     let softened = soften_tabs(source);
     let (prepared, breaks) = hide_yaml11_breaks(&softened);
     let mut document = read_yaml(&prepared, options)?;
     if let (Some(breaks), Document::Node(node)) = (breaks, &mut document) {
         breaks.restore(node);
     }
+    if let Document::Node(node) = &document {
+        if has_plain_bom(node) {
+            // YAML 1.2 (5.2): a byte order mark is no nb-char, so it cannot stand in a
+            // plain scalar (quoted scalars take any nb-json character); libyaml lets it
+            // pass.
+            return Err(Failure::Syntax {
+                message: "a byte order mark inside a plain scalar".into(),
+                line: None,
+            });
+        }
+    }
     Ok(document)
+}
+
+/// Whether a plain scalar of `node` holds U+FEFF.
+fn has_plain_bom(node: &Node) -> bool {
+    match node {
+        Node::Scalar(scalar) => scalar.style == Style::Plain && scalar.text.contains('\u{FEFF}'),
+        Node::Sequence(items) => items.iter().any(has_plain_bom),
+        Node::Mapping(entries) => entries
+            .iter()
+            .any(|(key, value)| has_plain_bom(key) || has_plain_bom(value)),
+    }
 }
 
 /// A character libyaml reads otherwise than YAML 1.2, and the stand-in it reads instead.
@@ -715,12 +735,16 @@ fn scalar(
     options: Options,
 ) -> Scalar {
     let place = at.map(|at| Place::of(source, at, text.len(), key));
-    let quoted = place.as_ref().is_some_and(|place| place.quoted);
+    let style = match &place {
+        Some(place) if place.quoted => Style::Quoted,
+        Some(_) => Style::Plain,
+        None => Style::Unknown,
+    };
     if options.as_strings {
         return Scalar {
             text,
             value: Core::Str,
-            quoted,
+            style,
         };
     }
     let value = match probe {
@@ -740,11 +764,7 @@ fn scalar(
             None => from_probe(probe),
         },
     };
-    Scalar {
-        text,
-        value,
-        quoted,
-    }
+    Scalar { text, value, style }
 }
 
 /// Where a scalar's text lies in the source: whether in quotes, and the tag written before
@@ -926,7 +946,11 @@ fn canonical_int(digits: &str, radix: u32, negative: bool) -> String {
 pub(super) fn identity(node: &Node, by_text: bool) -> String {
     match node {
         Node::Scalar(scalar) if by_text => {
-            let mark = if scalar.quoted { 'q' } else { 'p' };
+            let mark = if scalar.style == Style::Quoted {
+                'q'
+            } else {
+                'p'
+            };
             format!("{mark}{}:{}", scalar.text.len(), scalar.text)
         }
         Node::Scalar(scalar) => match &scalar.value {
@@ -1002,6 +1026,7 @@ mod tests {
         assert_eq!(value_of("!!map\na: 12\n", "a"), Core::Int("12".into()));
         assert_eq!(value_of("a: !!str\n  12\n", "a"), Core::Str);
         assert!(read("a: \u{feff}x\n", Options::default()).is_err());
+        assert!(read("a: \"1\u{feff}2\"\n", Options::default()).is_ok());
         let Ok(Document::Node(Node::Mapping(entries))) = read("a: x\u{85}y\n", Options::default())
         else {
             panic!("NEL is a character in YAML 1.2");
