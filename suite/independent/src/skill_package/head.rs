@@ -579,12 +579,69 @@ fn check_body(body: &str, at: &str, report: &mut Report<'_>) {
 /// Whether CommonMark renders something visible from `body`: a visible character in text,
 /// code or HTML outside comments, or an image.
 fn renders_something(body: &str) -> bool {
+    // markdown-rs's cost grows much faster than the text on deeply nested containers (4000
+    // nested `>` took gigabytes) and on long runs of brackets, so past these bounds the
+    // text decides, HTML comments left out: a body this large or this deep that renders
+    // nothing is not a real one.
+    if body.len() > MARKDOWN_BOUND || nesting(body) > NESTING_BOUND {
+        let content: String = body
+            .lines()
+            .map(|line| line_content(line).1)
+            .collect::<Vec<_>>()
+            .join("\n");
+        return text::has_visible(&without_comments(&content));
+    }
     match quietly(|| markdown::to_mdast(body, &markdown::ParseOptions::default())) {
         Some(Ok(tree)) => shows(&tree),
         // markdown-rs fails only on MDX constructs, which CommonMark does not have, and
         // panics on some setext headings after a thematic break (1.0.0: `x\n===\n---\nb\n---`);
         // the text itself then decides.
         _ => text::has_visible(body),
+    }
+}
+
+/// The largest body given to markdown-rs (skill-package.head.body.content, strict).
+const MARKDOWN_BOUND: usize = 32 * 1024;
+
+/// The deepest container nesting given to markdown-rs.
+const NESTING_BOUND: usize = 64;
+
+/// How deeply a line of the body nests containers at most, roughly: a level per block quote
+/// or list marker at its start and per two columns of indentation.
+fn nesting(body: &str) -> usize {
+    body.lines()
+        .map(|line| line_content(line).0)
+        .max()
+        .unwrap_or(0)
+}
+
+/// A line's nesting depth and its text after the container markers.
+fn line_content(line: &str) -> (usize, &str) {
+    let mut depth = 0;
+    let mut rest = line;
+    loop {
+        let columns: usize = rest
+            .chars()
+            .take_while(|c| *c == ' ' || *c == '\t')
+            .map(|c| if c == '\t' { 4 } else { 1 })
+            .sum();
+        depth += columns / 2;
+        rest = rest.trim_start_matches([' ', '\t']);
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let marker = if rest.starts_with('>') {
+            1
+        } else if rest.starts_with(['-', '+', '*']) && rest[1..].starts_with([' ', '\t']) {
+            2
+        } else if (1..=9).contains(&digits)
+            && rest[digits..].starts_with(['.', ')'])
+            && rest[digits + 1..].starts_with([' ', '\t'])
+        {
+            digits + 2
+        } else {
+            return (depth, rest);
+        };
+        depth += 1;
+        rest = &rest[marker..];
     }
 }
 
@@ -633,6 +690,18 @@ fn without_comments(html: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn deep_bodies_are_not_given_to_markdown() {
+        let deep = format!("{} x\n", ">".repeat(4000));
+        assert!(nesting(&deep) > NESTING_BOUND);
+        assert!(renders_something(&deep));
+        assert_eq!(nesting("- > 1. x\n      - y\n"), 4);
+        assert!(!renders_something(&format!(
+            "{}<!-- x -->\n",
+            "> ".repeat(100)
+        )));
+    }
 
     #[test]
     fn a_markdown_panic_is_no_crash() {
