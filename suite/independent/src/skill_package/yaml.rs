@@ -28,6 +28,28 @@ use serde::Deserialize as _;
 /// skill-package.head.yaml-resources: the nesting bound.
 const DEPTH_BOUND: usize = 64;
 
+/// How deeply brackets may open, counted without regard to quotes, comments or scalars,
+/// before libyaml is given the text: an upper bound of the flow nesting, far above the
+/// nesting bound.
+const FLOW_BOUND: usize = 1000;
+
+/// The deepest `[`/`{` nesting of the text, every bracket counted.
+fn bracket_depth(source: &str) -> usize {
+    let mut depth: usize = 0;
+    let mut deepest = 0;
+    for byte in source.bytes() {
+        match byte {
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
 /// skill-package.head.yaml-resources: the nodes aliases may add.
 const ALIAS_BOUND: usize = 10_000;
 
@@ -293,6 +315,14 @@ fn starts_block_collection(rest: &str) -> bool {
 }
 
 fn read_yaml(source: &str, options: Options) -> Result<Document, Failure> {
+    // libyaml's scanner costs about the tokens times the flow nesting, so a text whose
+    // brackets could nest past FLOW_BOUND is not given to it (the nesting bound, 64, is
+    // checked exactly on what it reads).
+    if bracket_depth(source) > FLOW_BOUND {
+        return Err(Failure::Bound(format!(
+            "brackets open more than {FLOW_BOUND} levels deep"
+        )));
+    }
     let state = State {
         weight: Cell::new(0),
         budget: 2 * source.len() + ALIAS_BOUND,
@@ -1049,6 +1079,11 @@ mod tests {
         let deep = format!("a: {}{}\n", "[".repeat(70), "]".repeat(70));
         assert!(matches!(
             read(&deep, Options::default()),
+            Err(Failure::Bound(_))
+        ));
+        let unclosed = format!("a: {}\n", "[".repeat(2000));
+        assert!(matches!(
+            read(&unclosed, Options::default()),
             Err(Failure::Bound(_))
         ));
         let at = format!("a: {}{}\n", "[".repeat(63), "]".repeat(63));
