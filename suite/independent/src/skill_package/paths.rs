@@ -194,24 +194,47 @@ pub(super) fn check_duplicates(files: &[PackageFile], report: &mut Report<'_>) {
             );
         }
     }
-    for (file, path) in &candidates {
-        let key = normalize(path);
-        let mut prefix = String::new();
-        let parts: Vec<&str> = key.split('/').collect();
-        for part in &parts[..parts.len().saturating_sub(1)] {
-            if !prefix.is_empty() {
-                prefix.push('/');
+    file_below_file(&candidates, report);
+}
+
+/// skill-package.path.file-directory (strict): a path below another file's path, after
+/// normalisation. The normalised paths are sorted with `/` ranked lowest, so every path
+/// below a file comes right after it or after other paths below it: one pass with a stack
+/// of the paths the current one may lie below, linear in the paths' total length.
+fn file_below_file(candidates: &[(&PackageFile, &str)], report: &mut Report<'_>) {
+    let mut keys: Vec<(Vec<u8>, usize)> = candidates
+        .iter()
+        .enumerate()
+        .map(|(index, (_, path))| {
+            let key = normalize(path)
+                .into_bytes()
+                .into_iter()
+                .map(|byte| if byte == b'/' { 0 } else { byte })
+                .collect();
+            (key, index)
+        })
+        .collect();
+    keys.sort();
+    let mut enclosing: Vec<&[u8]> = Vec::new();
+    for (key, index) in &keys {
+        while let Some(top) = enclosing.last() {
+            let below = key.len() > top.len() && key.starts_with(top) && key[top.len()] == 0;
+            if below || key.as_slice() == *top {
+                break;
             }
-            prefix.push_str(part);
-            if normalized.contains_key(&prefix) {
+            enclosing.pop();
+        }
+        if let Some(top) = enclosing.last() {
+            if key.as_slice() != *top {
+                let (file, path) = candidates[*index];
                 report.error(
                     "path.file-directory",
                     &format!("{}/path", file.pointer),
                     format!("`{path}` lies below another file"),
                 );
-                break;
             }
         }
+        enclosing.push(key);
     }
 }
 
