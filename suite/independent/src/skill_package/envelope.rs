@@ -136,31 +136,52 @@ fn read(text: &str, report: &mut Report<'_>) -> Option<Json> {
     }
     // skill-package.json.duplicate-key (strict; RFC 8259 only says names should be unique).
     if report.strict() {
-        duplicate_keys(&root, "", report);
+        duplicate_keys(&root, &mut Vec::new(), report);
     }
     Some(root)
 }
 
-/// Reports every repeated key of every object, at the repetition.
-fn duplicate_keys(value: &Json, pointer: &str, report: &mut Report<'_>) {
+/// Reports every repeated key of every object, at the repetition. The path to the value
+/// is kept as tokens and written out only for a report, so the cost stays linear however
+/// long the keys on the path are.
+fn duplicate_keys<'j>(value: &'j Json, path: &mut Vec<Token<'j>>, report: &mut Report<'_>) {
     match value {
         Json::Array(items) => {
             for (index, item) in items.iter().enumerate() {
-                duplicate_keys(item, &format!("{pointer}/{index}"), report);
+                path.push(Token::Index(index));
+                duplicate_keys(item, path, report);
+                path.pop();
             }
         }
         Json::Object(members) => {
             let mut seen = std::collections::HashSet::new();
             for member in members {
-                let at = format!("{pointer}/{}", escape_pointer(&member.key));
+                path.push(Token::Key(&member.key));
                 if !seen.insert(member.key.as_str()) {
-                    report.error("json.duplicate-key", &at, "a repeated key");
+                    report.error("json.duplicate-key", &pointer(path), "a repeated key");
                 }
-                duplicate_keys(&member.value, &at, report);
+                duplicate_keys(&member.value, path, report);
+                path.pop();
             }
         }
         _ => {}
     }
+}
+
+/// One step of a JSON pointer.
+enum Token<'j> {
+    Index(usize),
+    Key(&'j str),
+}
+
+/// The RFC 6901 pointer of a path.
+fn pointer(path: &[Token<'_>]) -> String {
+    path.iter()
+        .map(|token| match token {
+            Token::Index(index) => format!("/{index}"),
+            Token::Key(key) => format!("/{}", escape_pointer(key)),
+        })
+        .collect()
 }
 
 /// RFC 6901 escaping of one reference token.
