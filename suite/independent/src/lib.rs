@@ -5,7 +5,7 @@
 //! really make: every format carries switches ([`Mistake`]), each planting one plausible
 //! mistake, and `suite/tests/independent.rs` certifies the clean implementation in both
 //! profiles and requires the corpus to refuse certification to every switch, unless the
-//! switch is listed in `suite/independent/allowed.toml` with the reason it changes only
+//! switch is listed in `suite/independent/allowed/<format>.toml` with the reason it changes only
 //! what the spec leaves open.
 //!
 //! It is run like any other validator: in process through the harness's `Validator` trait
@@ -91,7 +91,7 @@ impl Format {
 pub struct Mistake {
     /// The format it is planted in.
     pub format: Format,
-    /// Its name (kebab case), as `--mistake` and `allowed.toml` spell it.
+    /// Its name (kebab case), as `--mistake` and `allowed/<format>.toml` spell it.
     pub name: &'static str,
     /// What the mistaken implementation does.
     pub description: &'static str,
