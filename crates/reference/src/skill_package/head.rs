@@ -799,14 +799,15 @@ impl<'i> Loader<'i> {
             FrameKind::Mapping { map, first, key } => match key.take() {
                 None => *key = Some((value, at)),
                 Some((key, key_at)) => {
-                    if let Some(first_at) = first.get(&key) {
+                    let compared = comparable(&key);
+                    if let Some(first_at) = first.get(compared.as_ref()) {
                         self.problems.push(Problem::Duplicate {
                             at: key_at,
                             first: *first_at,
                             key: describe_key(&key),
                         });
                     } else {
-                        first.insert(key.clone(), key_at);
+                        first.insert(compared.into_owned(), key_at);
                     }
                     if top_level {
                         self.entries.push(Entry {
@@ -821,6 +822,39 @@ impl<'i> Loader<'i> {
             },
         }
         Ok(())
+    }
+}
+
+/// A mapping key as YAML compares keys (YAML 1.2, "Node Comparison"): a mapping is a set of
+/// pairs, so `{team: a, tier: b}` and `{tier: b, team: a}` are one key. saphyr compares
+/// mappings in their written order, so a key holding a mapping is compared in a form whose
+/// pairs are sorted; any other key as it is.
+fn comparable<'k, 'i>(key: &'k Yaml<'i>) -> Cow<'k, Yaml<'i>> {
+    fn holds_mapping(node: &Yaml<'_>) -> bool {
+        match node {
+            Yaml::Mapping(_) => true,
+            Yaml::Sequence(items) => items.iter().any(holds_mapping),
+            Yaml::Tagged(_, inner) => holds_mapping(inner),
+            _ => false,
+        }
+    }
+    fn sorted<'i>(node: &Yaml<'i>) -> Yaml<'i> {
+        match node {
+            Yaml::Mapping(map) => {
+                let mut pairs: Vec<(Yaml<'i>, Yaml<'i>)> =
+                    map.iter().map(|(k, v)| (sorted(k), sorted(v))).collect();
+                pairs.sort();
+                Yaml::Mapping(pairs.into_iter().collect())
+            }
+            Yaml::Sequence(items) => Yaml::Sequence(items.iter().map(sorted).collect()),
+            Yaml::Tagged(tag, inner) => Yaml::Tagged(tag.clone(), Box::new(sorted(inner))),
+            other => other.clone(),
+        }
+    }
+    if holds_mapping(key) {
+        Cow::Owned(sorted(key))
+    } else {
+        Cow::Borrowed(key)
     }
 }
 
