@@ -13,7 +13,9 @@
 //!   ignoring ASCII case, and a later member overwrites an earlier one; `null` leaves a field
 //!   as it was);
 //! - compact JSON, strings escaped as Go escapes them (`<`, `>`, `&`, U+2028 and U+2029 as
-//!   `\u` escapes, other controls as `\u00xx` except `\n`, `\r` and `\t`);
+//!   `\u` escapes; `\n`, `\r`, `\t`, and `\b` and `\f` for U+0008 and U+000C, which Go's
+//!   encoder writes so since Go 1.22 (Soulacy builds with Go 1.25); other controls as
+//!   `\u00xx`);
 //! - `exported_at` decoded as a Go `time.Time` (RFC 3339 with uppercase `T` and `Z`, no
 //!   leap second) and written back as RFC 3339 with the fraction's trailing zeros trimmed
 //!   and `Z` for a zero offset; an absent one is Go's zero time;
@@ -80,6 +82,9 @@ fn quote(out: &mut String, text: &str) {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
+            // Go 1.22 and later; earlier Go wrote `\u0008` and `\u000c`.
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
             '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
                 out.push_str(&format!("\\u{:04x}", u32::from(c)));
             }
@@ -442,8 +447,8 @@ mod tests {
     #[test]
     fn go_string_escapes_and_times() {
         let mut out = String::new();
-        quote(&mut out, "a<b>&c\u{2028}\u{1}\n\"é");
-        assert_eq!(out, r#""a\u003cb\u003e\u0026c\u2028\u0001\n\"é""#);
+        quote(&mut out, "a<b>&c\u{2028}\u{1}\n\"é\u{8}\u{c}");
+        assert_eq!(out, r#""a\u003cb\u003e\u0026c\u2028\u0001\n\"é\b\f""#);
         let source = br#"{"t": "2026-07-14T15:23:00.120+00:00", "u": "2026-07-14T15:23:00-08:00"}"#;
         let document = read(source, limits()).expect("json");
         let mut out = String::new();

@@ -216,6 +216,9 @@ pub struct Escaping {
     pub sorted: bool,
     /// Leave out empty `omitempty` members.
     pub omit_empty: bool,
+    /// Write U+0008 and U+000C as `\u0008` and `\u000c`, as Go did before 1.22 (Go 1.22
+    /// and later write `\b` and `\f`; Soulacy builds with Go 1.25).
+    pub before_go_1_22: bool,
 }
 
 /// `json.Marshal` of a struct.
@@ -309,9 +312,8 @@ fn encode_string(text: &str, escaping: Escaping, out: &mut String) {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            // U+0008 and U+000C stay `\u0008` and `\u000c`: the corpus expects the older
-            // Go encoding (the field notes' third pass says Go 1.22+ writes `\b`, `\f`; a
-            // catalogue change is pending).
+            '\u{8}' if !escaping.before_go_1_22 => out.push_str("\\b"),
+            '\u{c}' if !escaping.before_go_1_22 => out.push_str("\\f"),
             '<' | '>' | '&' if escaping.html => {
                 out.push_str(&format!("\\u{:04x}", u32::from(character)));
             }
@@ -339,9 +341,13 @@ mod tests {
             separators: true,
             sorted: false,
             omit_empty: true,
+            before_go_1_22: false,
         };
-        encode_string("<a>&\u{2028}\u{7}\u{7f}\"é", escaping, &mut out);
-        assert_eq!(out, "\"\\u003ca\\u003e\\u0026\\u2028\\u0007\u{7f}\\\"é\"");
+        encode_string("<a>&\u{2028}\u{7}\u{7f}\"é\u{8}\u{c}", escaping, &mut out);
+        assert_eq!(
+            out,
+            "\"\\u003ca\\u003e\\u0026\\u2028\\u0007\u{7f}\\\"é\\b\\f\""
+        );
     }
 
     #[test]

@@ -72,6 +72,7 @@ crate::mistakes! {
         IntegrityUnchecked = "integrity-unchecked": "does not check integrity.sha256, as the CLI's validate does",
         IntegrityNoSeparatorEscape = "integrity-no-separator-escape": "re-serialises U+2028 and U+2029 raw, as serde_json does, where Go writes \\u2028 and \\u2029",
         IntegritySortedKeys = "integrity-sorted-keys": "re-serialises members sorted by name (a map-based writer) instead of in Go's field order",
+        IntegrityBeforeGo122 = "integrity-before-go-1-22": "re-serialises U+0008 and U+000C as \\u0008 and \\u000c, as Go did before 1.22, where the importer (Go 1.25) writes \\b and \\f",
         FileDigestUnchecked = "file-digest-unchecked": "does not compare a file's sha256 with its text",
         FileDigestCaseInsensitive = "file-digest-case-insensitive": "compares a file's sha256 with its text's digest without regard to letter case",
         FileWithoutTextSkipped = "file-without-text-skipped": "does not compare the digest of a file entry that has no text",
@@ -771,6 +772,7 @@ impl<'a> Check<'a> {
             separators: !self.planted(Planted::IntegrityNoSeparatorEscape),
             sorted: self.planted(Planted::IntegritySortedKeys),
             omit_empty: !self.planted(Planted::IntegrityKeepsEmpty),
+            before_go_1_22: self.planted(Planted::IntegrityBeforeGo122),
         };
         let mut serialised = String::new();
         golang::encode_struct(GO_TOP, &package, escaping, &mut serialised);
