@@ -16,9 +16,10 @@
 //!   `\u` escapes; `\n`, `\r`, `\t`, and `\b` and `\f` for U+0008 and U+000C, which Go's
 //!   encoder writes so since Go 1.22 (Soulacy builds with Go 1.25); other controls as
 //!   `\u00xx`);
-//! - `exported_at` decoded as a Go `time.Time` (RFC 3339 with uppercase `T` and `Z`, no
-//!   leap second) and written back as RFC 3339 with the fraction's trailing zeros trimmed
-//!   and `Z` for a zero offset; an absent one is Go's zero time;
+//! - `exported_at` decoded as a Go `time.Time` (`timestamp::parse_go`: RFC 3339 with
+//!   uppercase `T` and `Z`, no leap second, and the forms Go's lax parse also takes) and
+//!   written back as RFC 3339 with the fraction's trailing zeros trimmed and `Z` for a zero
+//!   offset; an absent one is Go's zero time;
 //! - `files[].bytes` as a Go `int`, `integrity` written as `{}`.
 //!
 //! A package Go could not decode (a member of another type, a malformed `exported_at`)
@@ -28,8 +29,6 @@
 //! structure has (a fixed number), and every string is escaped once.
 
 use sha2::{Digest, Sha256};
-use time::format_description::well_known::Rfc3339;
-use time::OffsetDateTime;
 
 use crate::json::{Member, Node, Value};
 
@@ -295,13 +294,7 @@ fn instant(out: &mut String, node: Option<&Node<'_>>) -> Option<()> {
         quote(out, "0001-01-01T00:00:00Z");
         return Some(());
     };
-    let text = node.as_str()?;
-    // Go wants an uppercase `T` and `Z` and knows no leap second.
-    let bytes = text.as_bytes();
-    if bytes.get(10) != Some(&b'T') || text.contains('z') || bytes.get(17) == Some(&b'6') {
-        return None;
-    }
-    let instant = OffsetDateTime::parse(text, &Rfc3339).ok()?;
+    let instant = super::timestamp::parse_go(node.as_str()?)?;
     let date = instant.date();
     let mut written = format!(
         "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
@@ -369,7 +362,12 @@ mod tests {
     use crate::json::{read, Limits};
 
     /// Cases whose package digest is wrong on purpose.
-    const WRONG_ON_PURPOSE: &[&str] = &["pkg-integrity-mismatch", "pkg-integrity-content-changed"];
+    const WRONG_ON_PURPOSE: &[&str] = &[
+        "pkg-integrity-mismatch",
+        "pkg-integrity-content-changed",
+        // The digest of the encoding Go wrote before 1.22 (`\u000c` for a form feed).
+        "pkg-integrity-form-feed-old-escapes",
+    ];
 
     fn limits() -> Limits {
         Limits {

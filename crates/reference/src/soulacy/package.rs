@@ -137,7 +137,13 @@ pub fn check_root(
     let schema = schema_version(walker, root, base, settings);
 
     if let Some(Text { text, span }) = walker.optional_string(root, base, "exported_at") {
-        check_timestamp(walker, &pointer_join(base, "exported_at"), text, span);
+        check_timestamp(
+            walker,
+            &pointer_join(base, "exported_at"),
+            text,
+            span,
+            settings.strict,
+        );
     }
     // soulacy-package.soul-yaml.content (opening paragraph: "a redacted SOUL.yaml").
     if let Some(Text { text, span }) = walker.required_string(root, base, "soul_yaml") {
@@ -273,7 +279,7 @@ fn check_manifest(
             "package_id" if v2 => {
                 check_package_id(walker, manifest, &field_pointer, text, span, settings)
             }
-            "released_at" => check_timestamp(walker, &field_pointer, text, span),
+            "released_at" => check_timestamp(walker, &field_pointer, text, span, strict),
             _ => {}
         }
     }
@@ -353,14 +359,24 @@ pub fn check_calendar(walker: &mut Walker<'_>, pointer: &str, text: &str, span: 
     }
 }
 
-/// An RFC 3339 timestamp (soulacy-package.timestamp.rfc3339).
-fn check_timestamp(walker: &mut Walker<'_>, pointer: &str, text: &str, span: Span) {
-    if timestamp::parse_rfc3339(text).is_none() {
+/// A timestamp the importer reads: RFC 3339, or a form Go's time decoding also takes
+/// (soulacy-package.timestamp.rfc3339); in the strict profile RFC 3339 itself
+/// (soulacy-package.timestamp.lax-form).
+fn check_timestamp(walker: &mut Walker<'_>, pointer: &str, text: &str, span: Span, strict: bool) {
+    let rfc3339 = timestamp::parse_rfc3339(text).is_some();
+    if !rfc3339 && timestamp::parse_go(text).is_none() {
         walker.at(
             rule::TIMESTAMP_RFC3339,
             pointer,
             span,
             format!("{text:?} is not an RFC 3339 date-time such as 2026-07-14T15:23:00Z"),
+        );
+    } else if !rfc3339 && strict {
+        walker.at(
+            rule::TIMESTAMP_LAX_FORM,
+            pointer,
+            span,
+            format!("{text:?} is read by Go's lax time parse but is not RFC 3339 (write 2026-07-14T08:23:00Z, a period before a fraction, an offset within 23:59)"),
         );
     }
 }

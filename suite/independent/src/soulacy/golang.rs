@@ -157,7 +157,7 @@ fn decode(kind: GoKind, target: &mut GoValue, value: &Json, failed: &mut bool) {
         },
         (GoKind::Bool, GoValue::Bool(slot), Json::Bool(flag)) => *slot = *flag,
         (GoKind::Time, GoValue::Time(slot), Json::String(text)) => {
-            match instant::parse(text, None).filter(DateTime::go_reads) {
+            match instant::parse_as(text, None, instant::Reading::Go) {
                 Some(time) => *slot = Some(time),
                 None => *failed = true,
             }

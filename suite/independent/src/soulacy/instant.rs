@@ -59,8 +59,26 @@ impl Cursor<'_> {
     }
 }
 
+/// How a timestamp is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reading {
+    /// RFC 3339 itself.
+    Rfc3339,
+    /// What Go's `time.Time` JSON decoding reads (Soulacy's importer): its strict parse falls
+    /// back to `time.Parse(time.RFC3339, ...)`, which takes a one-digit hour, a comma before
+    /// the fraction and offsets up to 24 hours and 60 minutes, and refuses lowercase `t`
+    /// and `z` and second 60.
+    Go,
+}
+
 /// Parses `text` as an RFC 3339 date-time; `None` when it is not one.
 pub fn parse(text: &str, slip: Option<Slip>) -> Option<DateTime> {
+    parse_as(text, slip, Reading::Rfc3339)
+}
+
+/// Parses `text` as `reading` reads it; `None` when it does not.
+pub fn parse_as(text: &str, slip: Option<Slip>, reading: Reading) -> Option<DateTime> {
+    let go = reading == Reading::Go;
     let mut cursor = Cursor {
         bytes: text.as_bytes(),
         at: 0,
@@ -88,19 +106,29 @@ pub fn parse(text: &str, slip: Option<Slip>) -> Option<DateTime> {
     match separator {
         None if slip == Some(Slip::TimestampDateOnly) => return Some(midnight),
         Some(b'T') => {}
-        Some(b't') => {}
+        Some(b't') if !go => {}
         Some(b' ') if slip == Some(Slip::TimestampSpace) => {}
         _ => return None,
     }
     cursor.at += 1;
     let mut uppercase = separator != Some(b't');
-    let hour = cursor.digits(2)?;
+    let hour = if go && cursor.bytes.get(cursor.at + 1) == Some(&b':') {
+        cursor.digits(1)?
+    } else {
+        cursor.digits(2)?
+    };
     cursor.byte(b':')?;
     let minute = cursor.digits(2)?;
     cursor.byte(b':')?;
     let second = cursor.digits(2)?;
     let mut fraction = String::new();
-    if cursor.byte(b'.').is_some() {
+    let comma = go
+        && cursor.peek() == Some(b',')
+        && cursor.bytes.get(cursor.at + 1).is_some_and(u8::is_ascii_digit);
+    if comma || cursor.byte(b'.').is_some() {
+        if comma {
+            cursor.at += 1;
+        }
         if slip == Some(Slip::TimestampFractionRefused) {
             return None;
         }
@@ -117,7 +145,7 @@ pub fn parse(text: &str, slip: Option<Slip>) -> Option<DateTime> {
             cursor.at += 1;
             0
         }
-        Some(b'z') => {
+        Some(b'z') if !go => {
             cursor.at += 1;
             uppercase = false;
             0
@@ -130,7 +158,8 @@ pub fn parse(text: &str, slip: Option<Slip>) -> Option<DateTime> {
                 return None;
             }
             let minutes = cursor.digits(2)?;
-            if range_checked && (hours > 23 || minutes > 59) {
+            let (most_hours, most_minutes) = if go { (24, 60) } else { (23, 59) };
+            if range_checked && (hours > most_hours || minutes > most_minutes) {
                 return None;
             }
             let magnitude = i64::from(hours * 60 + minutes);
@@ -155,7 +184,7 @@ pub fn parse(text: &str, slip: Option<Slip>) -> Option<DateTime> {
         offset_minutes,
         uppercase,
     };
-    if range_checked && !time_exists(&parsed) {
+    if range_checked && (!time_exists(&parsed) || (go && parsed.second > 59)) {
         return None;
     }
     Some(parsed)
@@ -204,11 +233,6 @@ impl DateTime {
             digits.push('0');
         }
         digits.parse().unwrap_or(0)
-    }
-
-    /// Whether Go's `time.Time.UnmarshalJSON` reads it: uppercase `T`/`Z`, no second 60.
-    pub fn go_reads(&self) -> bool {
-        self.uppercase && self.second < 60
     }
 
     /// Go's `time.Time.MarshalJSON`: RFC 3339 with nanoseconds, trailing zeros of the

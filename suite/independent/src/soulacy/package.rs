@@ -65,6 +65,7 @@ crate::mistakes! {
         TimestampUtcOnly = "timestamp-utc-only": "accepts only Z as a timestamp's zone, refusing numeric offsets",
         TimestampOffsetNoColon = "timestamp-offset-no-colon": "accepts an offset without colon (+0200)",
         TimestampNoOffset = "timestamp-no-offset": "accepts a timestamp without zone, as local time",
+        TimestampRfc3339Only = "timestamp-rfc3339-only": "reads exported_at as RFC 3339 only, refusing the one-digit hour and the comma before a fraction that the importer's Go time decoding reads",
         IntegrityOverFileBytes = "integrity-over-file-bytes": "computes the package digest over the file's bytes with integrity.sha256 blanked, not Go's re-serialisation",
         IntegrityNoHtmlEscape = "integrity-no-html-escape": "re-serialises without Go's escaping of <, > and &",
         IntegrityKeepsEmpty = "integrity-keeps-empty": "re-serialises empty omitempty members (\"files\": [], \"description\": \"\") instead of leaving them out",
@@ -601,9 +602,17 @@ impl<'a> Check<'a> {
             let Some(text) = value.and_then(Json::as_str) else {
                 continue;
             };
-            if instant::parse(text, self.slip).is_none() {
+            let rfc3339 = instant::parse(text, self.slip).is_some();
+            // The importer reads what Go's time decoding takes, a little more than RFC 3339.
+            let go = !self.planted(Planted::TimestampRfc3339Only)
+                && instant::parse_as(text, self.slip, instant::Reading::Go).is_some();
+            if !rfc3339 && !go {
                 self.outcome.error(format!(
-                    "soulacy-package.timestamp.rfc3339: {pointer} is not an RFC 3339 date-time"
+                    "soulacy-package.timestamp.rfc3339: {pointer} is not a date-time the importer reads"
+                ));
+            } else if !rfc3339 && self.settings.strict {
+                self.outcome.error(format!(
+                    "soulacy-package.timestamp.lax-form: {pointer} is read by Go's lax parse but is not RFC 3339"
                 ));
             }
         }
