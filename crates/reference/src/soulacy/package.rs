@@ -599,6 +599,8 @@ pub const MAX_FILE_BYTES: u64 = i64::MAX as u64;
 fn check_byte_count(walker: &mut Walker<'_>, node: &Node<'_>, pointer: &str) {
     let fits = match node.value {
         Value::Number(raw) => {
+            // `-0` is zero to Go's decoder, which reads it into the int without complaint.
+            let raw = if raw == "-0" { "0" } else { raw };
             raw.bytes().all(|b| b.is_ascii_digit())
                 && raw
                     .parse::<u64>()
