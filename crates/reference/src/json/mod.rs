@@ -944,11 +944,10 @@ impl<'a> Reader<'a> {
         let mut index: HashMap<Cow<'a, str>, usize, foldhash::fast::RandomState> =
             HashMap::default();
         let mut key_start = self.index();
-        let mut key = self
-            .jiter
-            .known_object()
-            .map_err(|error| to_error(self.text, self.base, error))?
-            .map(|key| intern(text, key.as_bytes()));
+        let mut key = match self.jiter.known_object() {
+            Ok(key) => key.map(|key| intern(text, key.as_bytes())),
+            Err(error) => Some(self.key_despite(key_start, error)?),
+        };
         while let Some(name) = key {
             let key_span = self.key_span(key_start, &name);
             let first = if members.len() < INDEXED_FROM {
@@ -983,13 +982,51 @@ impl<'a> Reader<'a> {
                 repeated: first.is_some(),
             });
             key_start = self.index();
-            key = self
-                .jiter
-                .next_key()
-                .map_err(|error| to_error(self.text, self.base, error))?
-                .map(|key| intern(text, key.as_bytes()));
+            key = match self.jiter.next_key() {
+                Ok(key) => key.map(|key| intern(text, key.as_bytes())),
+                Err(error) => Some(self.key_despite(key_start, error)?),
+            };
         }
         Ok(Value::Object(members))
+    }
+
+    /// A key the parser refused (`error`), read anyway when the read tolerates unpaired
+    /// surrogate escapes and that is what it holds: Go's decoder reads such a key with
+    /// U+FFFD, as it reads a value ([`Tolerance::lone_surrogates`]). The key's string starts
+    /// at the first `"` after `from` (only whitespace and a `{` or `,` come before it); the
+    /// parser then goes on after the colon that follows it. Any other error stands.
+    fn key_despite(&mut self, from: usize, error: JiterError) -> Result<Cow<'a, str>, ReadError> {
+        let refused = to_error(self.text, self.base, error);
+        if !self.lone_surrogates || !matches!(refused, ReadError::LoneSurrogate { .. }) {
+            return Err(refused);
+        }
+        let text = self.text;
+        let bytes = text.as_bytes();
+        let skip = |mut at: usize, also: &[u8]| {
+            while bytes
+                .get(at)
+                .is_some_and(|b| b" \t\r\n".contains(b) || also.contains(b))
+            {
+                at += 1;
+            }
+            at
+        };
+        let quote = skip(from, b"{,");
+        if bytes.get(quote) != Some(&b'"') {
+            return Err(refused);
+        }
+        let Some((key, end)) = read_string(text, quote, true) else {
+            return Err(refused);
+        };
+        let colon = skip(end, b"");
+        if bytes.get(colon) != Some(&b':') {
+            return Err(ReadError::Syntax {
+                offset: colon,
+                message: "expected `:` after an object's key".to_owned(),
+            });
+        }
+        self.restart_at(colon + 1);
+        Ok(key)
     }
 
     /// The place of the value being read (the object holding a duplicate), recording the
@@ -1284,6 +1321,32 @@ mod tests {
         let a = document.root.get("a").expect("member a");
         assert_eq!(&input[a.key_span.start..a.key_span.end], br#""a""#);
         assert_eq!(document.root.span.start, 3);
+    }
+
+    /// A tolerated unpaired surrogate escape inside a key reads as U+FFFD too, at an
+    /// object's first key and at a later one, and the read goes on after the key's colon;
+    /// untolerated it is refused, and another bad escape in a key is refused either way.
+    #[test]
+    fn tolerated_lone_surrogates_in_keys() {
+        let tolerant = Tolerance {
+            lone_surrogates: true,
+            ..Tolerance::default()
+        };
+        let text = br#"{"a\ud800" : 1, "b": {"\udc00c":[2]}, "d": 3}"#;
+        let document = read_tolerant(text, LIMITS, tolerant).expect("readable");
+        let keys: Vec<String> = match &document.root.value {
+            Value::Object(members) => members.iter().map(|m| m.key.to_string()).collect(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(keys, ["a\u{FFFD}", "b", "d"]);
+        let inner = document.root.get("b").expect("b");
+        assert!(inner.value.get("\u{FFFD}c").is_some());
+        assert!(matches!(
+            read(text, LIMITS),
+            Err(ReadError::LoneSurrogate { .. })
+        ));
+        assert!(read_tolerant(br#"{"a\x": 1}"#, LIMITS, tolerant).is_err());
+        assert!(read_tolerant(br#"{"a\ud800" 1}"#, LIMITS, tolerant).is_err());
     }
 
     /// A tolerated unpaired surrogate escape reads as U+FFFD, a paired one as its
