@@ -79,6 +79,7 @@ static JSON_RULES: JsonRules = JsonRules {
         note: "this object is closed",
         repeats: Repeats::EachOccurrence,
     }),
+    null_as_absent: false,
 };
 
 /// The spec profile's reading rules: the spec lists the members without closing the
@@ -102,6 +103,7 @@ static JSON_RULES_SPEC: JsonRules = JsonRules {
     field_type: rule::FIELD_TYPE,
     required: rule::ENVELOPE_REQUIRED,
     unknown: None,
+    null_as_absent: false,
 };
 
 const ENVELOPE_FIELDS: &[&str] = &["version", "kind", "headPath", "files"];

@@ -50,6 +50,7 @@ static JSON_RULES: JsonRules = JsonRules {
         note: "this object is closed",
         repeats: Repeats::FirstOnly,
     }),
+    null_as_absent: false,
 };
 
 const ROOT_FIELDS: &[&str] = &[

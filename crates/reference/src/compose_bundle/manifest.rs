@@ -255,14 +255,22 @@ impl Checker<'_, '_> {
         false
     }
 
-    /// compose-bundle.id.locator (spec: "Locators and absolute paths never appear").
+    /// compose-bundle.id.locator (spec: "Locators and absolute paths never appear"), and in
+    /// the strict profile compose-bundle.id.path-like.
     fn stable_id(&mut self, id: &str, pointer: &str, span: Span) {
         if is_locator(id) {
             self.at(
                 rule::ID_LOCATOR,
                 pointer,
                 span,
-                format!("{id:?} looks like a locator or filesystem path, not a stable id"),
+                format!("{id:?} is a locator or filesystem path, not a stable id"),
+            );
+        } else if self.strict && is_path_like(id) {
+            self.at(
+                rule::ID_PATH_LIKE,
+                pointer,
+                span,
+                format!("{id:?} has a form a path has (a `/`, `\\` or drive prefix); a stable id avoids it"),
             );
         }
     }
@@ -270,19 +278,25 @@ impl Checker<'_, '_> {
     /// compose-bundle.digest.syntax (spec: SHA-256 digests; decision: `sha256:` + 64
     /// lowercase hex digits).
     fn digest(&mut self, digest: &str, pointer: &str, span: Span) {
-        let valid = digest.strip_prefix("sha256:").is_some_and(|hex| {
-            hex.len() == 64
-                && hex
-                    .bytes()
-                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-        });
-        if !valid {
-            self.at(
+        let hex = digest
+            .strip_prefix("sha256:")
+            .filter(|hex| hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()));
+        match hex {
+            None => self.at(
                 rule::DIGEST_SYNTAX,
                 pointer,
                 span,
-                "a digest is \"sha256:\" followed by 64 lowercase hexadecimal digits".to_owned(),
-            );
+                "a digest is \"sha256:\" followed by 64 hexadecimal digits".to_owned(),
+            ),
+            // compose-bundle.digest.lowercase (strict profile only): equal digests are
+            // equal strings.
+            Some(hex) if self.strict && hex.bytes().any(|b| b.is_ascii_uppercase()) => self.at(
+                rule::DIGEST_LOWERCASE,
+                pointer,
+                span,
+                "write a digest's hexadecimal digits in lowercase".to_owned(),
+            ),
+            Some(_) => {}
         }
     }
 
@@ -340,12 +354,22 @@ impl Checker<'_, '_> {
                 rule::COLOR_FORMAT,
                 "/color",
                 span,
-                format!("color {color:?} is not \"#\" followed by six hexadecimal digits"),
+                format!("color {color:?} is not six hexadecimal digits after an optional \"#\""),
             );
             return;
         };
         if !self.strict {
             return;
+        }
+        // compose-bundle.color.hash (strict profile only): agent-compose strips the `#` it
+        // writes before parsing, so only the strict profile asks for it.
+        if !color.starts_with('#') {
+            self.at(
+                rule::COLOR_HASH,
+                "/color",
+                span,
+                format!("color {color:?} lacks the leading \"#\" agent-compose writes"),
+            );
         }
         let lab = OkLab::from_srgb(rgb);
         let chroma = lab.a.hypot(lab.b);
@@ -383,12 +407,16 @@ impl Checker<'_, '_> {
                 continue;
             }
             if self.manifest.sources.iter().any(|seen| seen == item.text) {
-                self.at(
-                    rule::SOURCES_LIST,
-                    &item.pointer,
-                    item.span,
-                    format!("source {:?} is listed twice", item.text),
-                );
+                // compose-bundle.sources.distinct (strict profile only): the spec does not
+                // forbid a repeated source, and agent-compose accepts one.
+                if self.strict {
+                    self.at(
+                        rule::SOURCES_DISTINCT,
+                        &item.pointer,
+                        item.span,
+                        format!("source {:?} is listed twice", item.text),
+                    );
+                }
                 continue;
             }
             self.stable_id(item.text, &item.pointer, item.span);
@@ -588,11 +616,32 @@ fn field_span(object: &Object<'_, '_>, key: &str) -> Span {
 
 /// Whether an id is a locator or a filesystem path (see `compose-bundle.id.locator`).
 pub(crate) fn is_locator(id: &str) -> bool {
-    id.contains(['/', '\\'])
-        || id == "."
-        || id == ".."
-        || id.starts_with('~')
-        || has_drive_prefix(id)
+    let bytes = id.as_bytes();
+    let drive_path = has_drive_prefix(id) && matches!(bytes.get(2), Some(b'/' | b'\\'));
+    id.contains("://")
+        || id.starts_with(['/', '\\', '~'])
+        || drive_path
+        || id.split(['/', '\\']).any(|segment| segment == "." || segment == "..")
+        || is_scp_style(id)
+}
+
+/// `user@host:path`, git's scp-style locator: a user, `@`, a host and `:` before any `/`.
+fn is_scp_style(id: &str) -> bool {
+    let Some((user, rest)) = id.split_once('@') else {
+        return false;
+    };
+    let Some((host, _)) = rest.split_once(':') else {
+        return false;
+    };
+    let plain = |part: &str| !part.is_empty() && !part.contains(['/', '\\', ':', '@']);
+    plain(user) && plain(host)
+}
+
+/// Whether an id has a form a path may have too, though an id may hold it: a `/` or `\`
+/// (`team/core:x`, `content/skills/x/SKILL.md`) or a drive prefix (`C:`, `c:r`). Refused in
+/// the strict profile only (compose-bundle.id.path-like).
+pub(crate) fn is_path_like(id: &str) -> bool {
+    id.contains(['/', '\\']) || has_drive_prefix(id)
 }
 
 /// `C:` and the like at the start of a string.
@@ -613,9 +662,10 @@ pub(crate) fn is_safe_entry_path(path: &str) -> bool {
             .all(|segment| !segment.is_empty() && segment != "." && segment != "..")
 }
 
-/// `#rrggbb` (either letter case) as red, green and blue.
+/// `#rrggbb` or `rrggbb` (either letter case) as red, green and blue: agent-compose strips
+/// one leading `#` before parsing.
 fn parse_hex_color(color: &str) -> Option<[u8; 3]> {
-    let hex = color.strip_prefix('#')?;
+    let hex = color.strip_prefix('#').unwrap_or(color);
     if hex.len() != 6 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }
@@ -681,10 +731,13 @@ mod tests {
             "/abs",
             "https://x.example/y",
             "../r",
+            "a/../b",
             "~/r",
+            "~",
             "C:\\r",
-            "c:r",
+            "c:/r",
             ".",
+            "git@example.com:rosters/core",
         ] {
             assert!(is_locator(locator), "{locator}");
         }
@@ -693,7 +746,11 @@ mod tests {
             "aos-public",
             "roster:core:role:platform:identity",
         ] {
-            assert!(!is_locator(id), "{id}");
+            assert!(!is_locator(id) && !is_path_like(id), "{id}");
+        }
+        // Ids a path may look like too: refused in the strict profile only.
+        for both in ["team/core:x", "content/skills/x/SKILL.md", "C:", "c:r", "a\\b"] {
+            assert!(!is_locator(both) && is_path_like(both), "{both}");
         }
     }
 

@@ -67,6 +67,8 @@ static JSON_RULES: JsonRules = JsonRules {
     field_type: rule::FIELD_TYPE,
     required: rule::FIELD_REQUIRED,
     unknown: None,
+    // The publisher reads with Go's encoding/json, which reads `null` as absent.
+    null_as_absent: true,
 };
 
 /// A walker for an operation's input document, located by pointers into it.

@@ -154,6 +154,24 @@ impl ReadError {
 }
 
 impl Document<'_> {
+    /// Reads `null` as Go's decoder does for a field (the publisher's reader of a Go-read
+    /// format): it leaves the field as it was, so a member whose value is `null` is read as
+    /// absent, even after an earlier occurrence of its key. Array items are left as they
+    /// are. Linear in the document.
+    pub fn drop_null_members(&mut self) {
+        let mut pending: Vec<&mut Node<'_>> = vec![&mut self.root];
+        while let Some(node) = pending.pop() {
+            match &mut node.value {
+                Value::Array(items) => pending.extend(items.iter_mut()),
+                Value::Object(members) => {
+                    members.retain(|member| !matches!(member.value.value, Value::Null));
+                    pending.extend(members.iter_mut().map(|member| &mut member.value));
+                }
+                _ => {}
+            }
+        }
+    }
+
     /// Reads repeated keys as Go's, Python's and JavaScript's decoders do: the last
     /// occurrence of a key stands, the earlier ones are dropped, and no duplicate is left
     /// to report. For a format whose duplicate-key rule is strict-only, in the spec

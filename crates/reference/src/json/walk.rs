@@ -37,6 +37,10 @@ pub struct JsonRules {
     /// How unknown members are reported; `None` for a format whose objects are open and
     /// never reported for extra members.
     pub unknown: Option<UnknownMembers>,
+    /// Whether the publisher's reader is Go's decoder, which reads a `null` member as
+    /// absent: then so does the spec profile ([`Document::drop_null_members`]); the strict
+    /// profile keeps it, a type error.
+    pub null_as_absent: bool,
 }
 
 /// How a format reports members an object does not define.
@@ -211,6 +215,9 @@ impl<'s> Walker<'s> {
                 self.report.reached_bound();
             }
             self.push(diagnostic);
+        }
+        if self.rules.null_as_absent && profile != Profile::Strict {
+            document.drop_null_members();
         }
         if lenient(self.rules.duplicate) {
             document.keep_last_duplicates();
@@ -482,6 +489,7 @@ mod tests {
                 note: "this object is closed",
                 repeats,
             }),
+            null_as_absent: false,
         }
     }
 

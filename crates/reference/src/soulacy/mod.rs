@@ -61,6 +61,8 @@ static PACKAGE_RULES: JsonRules = JsonRules {
         note: UNKNOWN_NOTE,
         repeats: Repeats::EachOccurrence,
     }),
+    // The publisher reads with Go's encoding/json, which reads `null` as absent.
+    null_as_absent: true,
 };
 
 static SIDECAR_RULES: JsonRules = JsonRules {
@@ -85,6 +87,7 @@ static SIDECAR_RULES: JsonRules = JsonRules {
         note: UNKNOWN_NOTE,
         repeats: Repeats::EachOccurrence,
     }),
+    null_as_absent: false,
 };
 
 /// The profile a check asked for strictness `strict` runs in.
