@@ -284,6 +284,9 @@ pub(crate) fn entry_points(root: &Path, manifest: &Manifest, sink: &mut Sink) {
     }
 }
 
+/// Where the identity trees are, relative to the bundle's root.
+const IDENTITY_TREES: &str = "content/skills";
+
 /// The directory name a source id gets under content/skills: every byte outside
 /// `A-Za-z0-9._-` percent-encoded with uppercase hex (`roster:core` -> `roster%3Acore`).
 pub(crate) fn source_segment(source: &str) -> String {
@@ -299,26 +302,15 @@ pub(crate) fn source_segment(source: &str) -> String {
 }
 
 /// compose-bundle.identity.tree (spec: "one identity tree per trace-selected skill";
-/// agent-compose: `<encoded source>/<skill>/SKILL.md`). The trees are under a
-/// native-skills bundle's skills_root when it is a directory, else under content/skills.
-/// Skipped when the trace selected nothing usable (that is the trace's own diagnostic).
-pub(crate) fn identity_trees(
-    root: &Path,
-    selected: &[Selected],
-    manifest: Option<&Manifest>,
-    sink: &mut Sink,
-) {
+/// agent-compose: `<encoded source>/<skill>/SKILL.md`). The trees are under
+/// content/skills, where agent-compose (the reader) keeps and looks for them whatever
+/// skills_root names. Skipped when the trace selected nothing usable (that is the trace's
+/// own diagnostic).
+pub(crate) fn identity_trees(root: &Path, selected: &[Selected], sink: &mut Sink) {
     if selected.is_empty() {
         return;
     }
-    // A skills_root that is not a directory is entry.kind's (or entry.exists's) error;
-    // the trees are then looked for where agent-compose keeps them.
-    let relative = manifest
-        .and_then(|manifest| manifest.skills_root.as_deref())
-        .filter(|skills_root| {
-            matches!(resolve(root, skills_root), Resolved::Found(metadata, _) if metadata.is_dir())
-        })
-        .unwrap_or("content/skills");
+    let relative = IDENTITY_TREES;
     let skills_pointer = relative.split('/').fold(String::new(), |pointer, segment| {
         pointer_join(&pointer, segment)
     });

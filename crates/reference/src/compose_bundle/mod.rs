@@ -46,8 +46,8 @@ const LIMITS: Limits = Limits {
 
 /// The JSON layer of every bundle file and operation input: compose-bundle.json.size
 /// (decision: every read is bounded at 1 MiB), compose-bundle.json.bom, .encoding, .depth
-/// and .syntax (invalid UTF-8 and lone surrogates are both encoding errors here, trailing
-/// data a syntax error), compose-bundle.json.duplicate-key (decision: a repeated key means
+/// and .syntax (trailing data a syntax error), compose-bundle.json.surrogate (strict only:
+/// the spec profile reads an unpaired surrogate escape as U+FFFD, as Go does), compose-bundle.json.duplicate-key (decision: a repeated key means
 /// different things to different readers), compose-bundle.field.type and
 /// compose-bundle.field.required (spec: the manifest example's members and their types).
 /// Bundle objects are open: extra members are not reported, only those that differ from
@@ -58,7 +58,7 @@ static JSON_RULES: JsonRules = JsonRules {
         size: rule::JSON_SIZE,
         bom: rule::JSON_BOM,
         utf8: rule::JSON_ENCODING,
-        surrogate: rule::JSON_ENCODING,
+        surrogate: rule::JSON_SURROGATE,
         depth: rule::JSON_DEPTH,
         trailing: rule::JSON_SYNTAX,
         syntax: rule::JSON_SYNTAX,
@@ -127,7 +127,7 @@ fn check_tree(root: &Path, profile: Profile) -> Report {
         }),
         None => Vec::new(),
     };
-    fs::identity_trees(root, &selected, manifest.as_ref(), &mut sink);
+    fs::identity_trees(root, &selected, &mut sink);
     sink.report
 }
 

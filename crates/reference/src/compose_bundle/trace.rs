@@ -77,9 +77,9 @@ pub(crate) fn check(
             continue;
         };
         decision.key_case(walker, DECISION_FIELDS, strict);
-        let subject = decision.required_str(walker, "subject");
-        let kind = decision.required_str(walker, "kind");
-        let outcome = decision.required_str(walker, "outcome");
+        let subject = decision_member(walker, &decision, "subject", strict);
+        let kind = decision_member(walker, &decision, "kind", strict);
+        let outcome = decision_member(walker, &decision, "outcome", strict);
         let source = decision.optional_str(walker, "source");
         decision.optional_str(walker, "reason");
         if let (Some(subject), Some(kind), Some(outcome)) = (subject, kind, outcome) {
@@ -96,6 +96,29 @@ pub(crate) fn check(
         profiles(walker, &decisions, manifest);
     }
     skills(walker, &decisions, manifest)
+}
+
+/// A decision's subject, kind or outcome. agent-compose's Go reader, the one reader of a
+/// trace, reads a missing one as empty, so the decision is inert (a decision without outcome
+/// selects nothing); the strict profile asks for all three
+/// (compose-bundle.trace.decision-members). A member of the wrong type is a type error.
+fn decision_member<'n>(
+    walker: &mut Walker<'_>,
+    decision: &Object<'n, '_>,
+    key: &str,
+    strict: bool,
+) -> Option<&'n str> {
+    if decision.get(key).is_some() {
+        return decision.optional_str(walker, key);
+    }
+    if strict {
+        walker.at_pointer(
+            rule::TRACE_DECISION_MEMBERS,
+            &decision.member_pointer(key),
+            format!("a decision names its {key}"),
+        );
+    }
+    Some("")
 }
 
 /// compose-bundle.trace.profiles (upstream: agent-compose verify, the one reader of a

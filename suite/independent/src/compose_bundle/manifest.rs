@@ -550,11 +550,12 @@ impl<'m> Judge<'_, '_, 'm> {
             let item = format!("{at}/{index}");
             self.name(&item, source);
             self.stable_id(&item, source);
-            // A repeated source is implementation-defined; this implementation refuses it,
-            // as a list of places records each place once.
-            if !seen.insert(*source) {
+            // A repeated source: the spec does not forbid it and agent-compose accepts it;
+            // the strict profile refuses it (compose-bundle.sources.distinct).
+            let refused = self.run.strict() || self.run.on(Planted::RepeatedSourceRefused);
+            if !seen.insert(*source) && refused {
                 self.run.error(
-                    "compose-bundle.sources.list",
+                    "compose-bundle.sources.distinct",
                     &item,
                     "a source listed twice",
                 );

@@ -100,6 +100,9 @@ crate::mistakes! {
         PercentEncodingSpaceAsPlus = "percent-encoding-space-as-plus": "encodes a space in the source segment as `+` (form encoding) instead of `%20`",
         PercentEncodingKeepsTilde = "percent-encoding-keeps-tilde": "leaves `~` unencoded in the source segment (RFC 3986's unreserved set)",
         IdentityTreeExtrasAllowed = "identity-tree-extras-allowed": "does not refuse entries under the skill trees' directory that no selected skill explains",
+        TreesUnderSkillsRoot = "trees-under-skills-root": "looks for a native bundle's identity trees under skills_root, where agent-compose keeps and looks for them under content/skills whatever skills_root names",
+        RepeatedSourceRefused = "repeated-source-refused": "refuses a source listed twice, which the spec does not forbid and agent-compose accepts",
+        DecisionMembersRequired = "decision-members-required": "refuses a trace decision that lacks its outcome (or subject or kind), which agent-compose reads as a decision selecting nothing",
         SkillMdCaseInsensitive = "skill-md-case-insensitive": "finds an identity tree's SKILL.md without regard to letter case",
     }
 }

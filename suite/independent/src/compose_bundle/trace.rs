@@ -133,16 +133,25 @@ fn read_decision<'t>(
         return;
     };
     key_case(run, decision, at, DECISION_NAMES);
+    // agent-compose's Go reader reads a missing subject, kind or outcome as empty: the
+    // decision then selects nothing. The strict profile asks for all three.
+    let strict = run.strict();
+    let lenient = !run.on(Planted::DecisionMembersRequired);
     let mut text = |key: &str, required: bool| -> Result<Option<&'t str>, ()> {
         match decision.get(key) {
             Some(Value::String(text)) => Ok(Some(text.as_str())),
             None if !required => Ok(None),
             None => {
-                run.error(
-                    "compose-bundle.field.required",
-                    &format!("{at}/{key}"),
-                    "a decision names its subject, kind and outcome",
-                );
+                if strict || !lenient {
+                    run.error(
+                        "compose-bundle.trace.decision-members",
+                        &format!("{at}/{key}"),
+                        "a decision names its subject, kind and outcome",
+                    );
+                }
+                if lenient && !strict {
+                    return Ok(Some(""));
+                }
                 Err(())
             }
             Some(_) => {
@@ -325,21 +334,19 @@ fn source_problem(run: &Run<'_>, source: &str) -> Option<&'static str> {
 
 /// compose-bundle.identity.tree: exactly one directory per selected skill at
 /// `<encoded source>/<skill>`, each with a regular SKILL.md, and nothing else at those two
-/// levels, under skills_root (native) or content/skills (compiled).
+/// levels, under content/skills, where agent-compose (the reader) keeps and looks for them
+/// whatever skills_root names.
 fn check_identity_trees(run: &mut Run<'_>, tree: &Tree, facts: &Facts, skills: &[&Selected<'_>]) {
-    let root = match facts.mode {
-        Some(Mode::Native) => match &facts.skills_root {
-            Some(root) => root.clone(),
-            None => return,
-        },
-        Some(Mode::Compiled) => "content/skills".to_owned(),
-        None => return,
+    let root = match (facts.mode, &facts.skills_root) {
+        (None, _) => return,
+        (Some(Mode::Native), Some(skills_root)) if run.on(Planted::TreesUnderSkillsRoot) => {
+            skills_root.clone()
+        }
+        _ => "content/skills".to_owned(),
     };
     let root_at = format!("/{}", names::escape_pointer(&root));
     match tree.find(run, &root) {
         Some(entry) if entry.kind == Kind::Dir => {}
-        // skills_root's own existence and kind are compose-bundle.entry.*'s.
-        _ if facts.mode == Some(Mode::Native) => return,
         _ => {
             run.error(
                 "compose-bundle.identity.tree",
