@@ -310,6 +310,11 @@ pub struct Case {
     /// Expected result of a non-`validate` operation.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<serde_json::Value>,
+    /// Other results of the operation that conform (`other_values`): where the spec leaves
+    /// a point of the computation open and a real implementation reads it otherwise (what
+    /// an absent member contributes to a fingerprint, say). The reference gives `value`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub other_values: Vec<serde_json::Value>,
     /// Inputs a rule needs besides the document (a fixed "now", a stored fingerprint...).
     pub context: serde_json::Map<String, serde_json::Value>,
     /// Known deviations of public implementations from the expected outcome.
@@ -347,6 +352,8 @@ struct CaseFile {
     verdict_only: bool,
     #[serde(default)]
     value: Option<toml::Value>,
+    #[serde(default)]
+    other_values: Vec<toml::Value>,
     #[serde(default)]
     context: toml::Table,
     #[serde(default)]
@@ -591,6 +598,18 @@ impl Case {
             ),
             None => None,
         };
+        if !file.other_values.is_empty() && value.is_none() {
+            return Err(LoadError::invalid(
+                &path,
+                "`other_values` needs the `value` the reference gives",
+            ));
+        }
+        let other_values = file
+            .other_values
+            .into_iter()
+            .map(serde_json::to_value)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|error| LoadError::invalid(&path, error.to_string()))?;
 
         Ok(Case {
             id,
@@ -605,6 +624,7 @@ impl Case {
             strict,
             verdict_only: file.verdict_only,
             value,
+            other_values,
             context,
             deviations: file.deviations,
             reference_not_judged,

@@ -61,6 +61,7 @@ pub fn export(corpus: &Corpus, catalogue: &Catalogue, dir: &Path) -> Result<usiz
             "optional": case.optional,
             "verdict_only": case.verdict_only,
             "value": case.value,
+            "other_values": case.other_values,
             "context": case.context,
             "deviations": case.deviations,
         });

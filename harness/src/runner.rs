@@ -59,6 +59,9 @@ pub enum Judgement {
     WrongValue {
         /// Expected value.
         expected: serde_json::Value,
+        /// Other values that would have conformed.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        others: Vec<serde_json::Value>,
         /// Returned value, if any.
         actual: Option<serde_json::Value>,
     },
@@ -165,10 +168,18 @@ impl Judgement {
                 }
                 text
             }
-            Judgement::WrongValue { expected, actual } => {
+            Judgement::WrongValue {
+                expected,
+                others,
+                actual,
+            } => {
                 let actual = actual
                     .as_ref()
                     .map_or("nothing".to_owned(), ToString::to_string);
+                let mut expected = expected.to_string();
+                for other in others {
+                    expected.push_str(&format!(" or {other}"));
+                }
                 format!("expected value {expected}, got {actual}")
             }
             Judgement::Skipped { reason } => format!("skipped: {reason}"),
@@ -556,9 +567,20 @@ fn judge_observed(
     // reference must give the recorded one.
     let value_decided = strictness == Strictness::Reference || expectation.verdict.is_definite();
     if let Some(expected) = case.value.as_ref().filter(|_| value_decided) {
-        if observation.value.as_ref() != Some(expected) {
+        // The reference gives the case's value; another validator may give any value that
+        // conforms (the case's `other_values`, readings the spec leaves open).
+        let conforms = |value: &serde_json::Value| {
+            value == expected
+                || (strictness == Strictness::Conformance && case.other_values.contains(value))
+        };
+        if !observation.value.as_ref().is_some_and(conforms) {
             return Judgement::WrongValue {
                 expected: expected.clone(),
+                others: if strictness == Strictness::Conformance {
+                    case.other_values.clone()
+                } else {
+                    Vec::new()
+                },
                 actual: observation.value.clone(),
             };
         }

@@ -416,3 +416,49 @@ fn a_run_checks_the_inputs_it_builds() {
         "{input_error:?}"
     );
 }
+
+/// An operation case may list other values that conform (a point of the computation the
+/// spec leaves open): another validator passes with any of them, the reference only with
+/// the case's own `value`, and any other value is wrong, naming every conforming one.
+#[test]
+fn other_values_conform_for_other_validators_only() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    good_corpus(dir.path());
+    write(
+        dir.path(),
+        "soul-kit/print/case.toml",
+        "description = \"a value either way\"\nrules = [\"soul-kit.name.length\"]\nverdict = \"accept\"\ninput = \"input.soulkit.json\"\noperation = \"fingerprint\"\nvalue = \"a\"\nother_values = [\"b\"]\n",
+    );
+    write(dir.path(), "soul-kit/print/input.soulkit.json", "{}\n");
+    let catalogue = Catalogue::load(dir.path()).expect("catalogue");
+    let corpus = Corpus::load(dir.path()).expect("corpus");
+    let case = corpus
+        .cases
+        .iter()
+        .find(|case| case.id == "print")
+        .expect("case");
+    let answer = |value: &str| {
+        Outcome::Observed(Observation {
+            verdict: Verdict::Accept,
+            diagnostics: Some(Vec::new()),
+            value: Some(serde_json::json!(value)),
+        })
+    };
+    let judged = |value: &str, strictness: Strictness| {
+        judge(case, &answer(value), &catalogue, strictness, Profile::Spec)
+    };
+    assert!(judged("a", Strictness::Conformance).is_pass());
+    assert!(judged("b", Strictness::Conformance).is_pass());
+    assert!(judged("a", Strictness::Reference).is_pass());
+    assert!(!judged("b", Strictness::Reference).is_pass());
+    let wrong = judged("c", Strictness::Conformance);
+    assert_eq!(wrong.name(), "wrong-value");
+    assert!(wrong.explain().contains(r#"expected value "a" or "b", got "c""#), "{}", wrong.explain());
+    // `other_values` without the reference's `value` is refused.
+    write(
+        dir.path(),
+        "soul-kit/print/case.toml",
+        "description = \"no value\"\nrules = [\"soul-kit.name.length\"]\nverdict = \"accept\"\ninput = \"input.soulkit.json\"\noperation = \"fingerprint\"\nother_values = [\"b\"]\n",
+    );
+    assert!(Corpus::load(dir.path()).is_err());
+}

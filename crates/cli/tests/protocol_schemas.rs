@@ -304,6 +304,7 @@ fn closed_word_lists_match_the_code() {
         },
         Judgement::WrongValue {
             expected: json!(1),
+            others: vec![json!(2)],
             actual: None,
         },
         Judgement::Skipped {
