@@ -22,9 +22,13 @@ const VERSION: &str = "agent-compose.bundle-fingerprint.v1";
 /// The `fingerprint` operation: the manifest's fingerprint (`sha256:<hex>`) as the value,
 /// or `false` with diagnostics when the input is not a JSON object or a covered member
 /// has the wrong type; a tree is refused.
-pub fn fingerprint(input: Input<'_>, context: &Context) -> Result<Report, Unsupported> {
+pub fn fingerprint(input: Input<'_>, _context: &Context) -> Result<Report, Unsupported> {
     let source = input.document_bytes(Format::ComposeBundle, "fingerprint")?;
-    let mut walker = super::document_walker(source, context);
+    // The value is agent-compose's function of the manifest as its Go decoder reads it, in
+    // either profile (the harness compares it exactly in both): the strict profile's
+    // refusals of repeated keys or null are about verifying a bundle, not about the name
+    // of the composition it describes.
+    let mut walker = super::document_walker(source, &Context::new());
     let value = covered(&mut walker).map_or(Value::Bool(false), |covered| {
         Value::String(covered.fingerprint())
     });
@@ -40,7 +44,8 @@ pub fn fingerprint(input: Input<'_>, context: &Context) -> Result<Report, Unsupp
 /// tree is refused.
 pub fn whoami(input: Input<'_>, context: &Context) -> Result<Report, Unsupported> {
     let source = input.document_bytes(Format::ComposeBundle, "whoami")?;
-    let mut walker = super::document_walker(source, context);
+    // The fingerprint inside is agent-compose's, in either profile (see `fingerprint`).
+    let mut walker = super::document_walker(source, &Context::new());
     let seat = context
         .get("seat")
         .and_then(Value::as_str)
@@ -109,18 +114,15 @@ impl Covered {
     }
 }
 
-/// Reads the covered members as agent-compose's decoder would: an absent string is
-/// empty, an absent list empty, an absent model_tier frontier (the spec's reading); a
-/// member of the wrong JSON type is reported (compose-bundle.field.type) and gives `None`.
+/// Reads the covered members as agent-compose's decoder would: a key binds its field
+/// regardless of letter case and the last of repeated keys stands ([`Object::bound`]),
+/// `null` is absent, an absent string is empty, an absent list empty, an absent model_tier
+/// frontier (the spec's reading; agent-compose's empty string conforms too); a member of
+/// the wrong JSON type is reported (compose-bundle.field.type) and gives `None`.
 fn covered(walker: &mut Walker<'_>) -> Option<Covered> {
     let document = walker.read()?;
     let root = Object::new(walker, &document.root, String::new())?;
-    let text = |key: &str, walker: &mut Walker<'_>| -> Option<String> {
-        match root.get(key) {
-            None => Some(String::new()),
-            Some(_) => root.optional_str(walker, key).map(str::to_owned),
-        }
-    };
+    let text = |key: &str, walker: &mut Walker<'_>| root.go_string(walker, key);
     let role = text("role", walker);
     let role_skill = [
         text("role_skill", walker),
@@ -130,15 +132,15 @@ fn covered(walker: &mut Walker<'_>) -> Option<Covered> {
     // compose-bundle.fingerprint.tier-absent (spec: "A manifest from before the tier field
     // is read as frontier", so the covered tier is frontier; agent-compose hashes the
     // empty string, a deviation recorded on the case).
-    let model_tier = match root.get("model_tier") {
+    let model_tier = match root.bound("model_tier") {
         None => Some("frontier".to_owned()),
-        Some(_) => root.optional_str(walker, "model_tier").map(str::to_owned),
+        Some(_) => text("model_tier", walker),
     };
     let list = |key: &str, walker: &mut Walker<'_>| -> Option<Vec<String>> {
-        let Some(node) = root.get(key) else {
+        let Some((pointer, node)) = root.bound(key) else {
             return Some(Vec::new());
         };
-        let items = strings(walker, node, &root.member_pointer(key))?;
+        let items = strings(walker, node, &pointer)?;
         Some(items.iter().map(|item| item.text.to_owned()).collect())
     };
     let personalities = list("personalities", walker);
@@ -162,26 +164,21 @@ fn covered(walker: &mut Walker<'_>) -> Option<Covered> {
 
 /// content[]: each entry's id and digest (absent members empty).
 fn content(walker: &mut Walker<'_>, root: &Object<'_, '_>) -> Option<Vec<(String, String)>> {
-    let Some(node) = root.get("content") else {
+    let Some((pointer, node)) = root.bound("content") else {
         return Some(Vec::new());
     };
     let Some(items) = node.as_array() else {
-        walker.type_error(node, "/content", "an array of objects");
+        walker.type_error(node, &pointer, "an array of objects");
         return None;
     };
     let mut entries = Vec::with_capacity(items.len());
     let mut complete = true;
     for (index, item) in items.iter().enumerate() {
-        let Some(entry) = Object::new(walker, item, format!("/content/{index}")) else {
+        let Some(entry) = Object::new(walker, item, format!("{pointer}/{index}")) else {
             complete = false;
             continue;
         };
-        let member = |key: &str, walker: &mut Walker<'_>| -> Option<String> {
-            match entry.get(key) {
-                None => Some(String::new()),
-                Some(_) => entry.optional_str(walker, key).map(str::to_owned),
-            }
-        };
+        let member = |key: &str, walker: &mut Walker<'_>| entry.go_string(walker, key);
         match (member("id", walker), member("digest", walker)) {
             (Some(id), Some(digest)) => entries.push((id, digest)),
             _ => complete = false,

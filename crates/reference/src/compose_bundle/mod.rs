@@ -281,6 +281,27 @@ impl<'n, 'a> Object<'n, 'a> {
         self.node.get(key).map(|member| &member.value)
     }
 
+    /// The member Go's decoder binds to the field `key` (agent-compose's reader): a key
+    /// equal to it ignoring ASCII case, the last one when several are, since each
+    /// overwrites the field. With the pointer of the member actually bound.
+    pub(crate) fn bound(&self, key: &str) -> Option<(String, &'n Node<'a>)> {
+        let members = self.node.as_object()?;
+        let member = members
+            .iter()
+            .rev()
+            .find(|member| member.key.eq_ignore_ascii_case(key))?;
+        Some((pointer_join(&self.pointer, &member.key), &member.value))
+    }
+
+    /// A string field as Go's decoder fills it: the bound member's text ([`Object::bound`]),
+    /// empty when no member binds; `None`, with a type error, for another JSON type.
+    pub(crate) fn go_string(&self, walker: &mut Walker<'_>, key: &str) -> Option<String> {
+        match self.bound(key) {
+            None => Some(String::new()),
+            Some((pointer, node)) => walker.string(node, &pointer).map(str::to_owned),
+        }
+    }
+
     /// The pointer of member `key` inside the document.
     pub(crate) fn member_pointer(&self, key: &str) -> String {
         pointer_join(&self.pointer, key)
