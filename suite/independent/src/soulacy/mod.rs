@@ -248,6 +248,10 @@ fn count_fits(number: Number, slip: Option<Slip>) -> bool {
     match number {
         Number::Unsigned(value) => i64::try_from(value).is_ok(),
         Number::Negative(_) => false,
+        // serde_json reads `-0` as the float -0.0; Go's decoder reads it into the int as 0.
+        // (`-0.0`, which Go refuses for an int, reads the same here: no case tells them
+        // apart, and this reader keeps no number's spelling.)
+        Number::Float(value) if value == 0.0 && value.is_sign_negative() => true,
         Number::Float(value) => {
             slip == Some(Slip::CountAcceptsFloat)
                 && value.is_finite()
