@@ -147,7 +147,10 @@ pub fn check(root: &Path, profile: Profile) -> Report {
         .iter()
         .enumerate()
         .map(|(index, file)| PackageFile {
-            path: Some(file.relative.as_str()),
+            // A name that is not UTF-8 has no package path to compare: read lossily, two
+            // distinct names would look like one path repeated (its own rule,
+            // skill-package.path.portable, speaks for it in the strict profile).
+            path: file.utf8_name.then_some(file.relative.as_str()),
             path_location: at_pointer(format!("/files/{index}/path")),
         })
         .collect();
@@ -390,6 +393,17 @@ mod tests {
                 "skill-package.path.portable",
                 Some("/files/1/path".to_owned())
             )]
+        );
+        // A second, distinct name that reads the same lossily is no duplicate path.
+        let other = std::ffi::OsStr::from_bytes(b"caf\xe8.md");
+        std::fs::write(dir.path().join(other), "text\n").expect("write");
+        assert!(check(dir.path(), Profile::Spec).diagnostics.is_empty());
+        assert_eq!(
+            rules(&check(dir.path(), Profile::Strict))
+                .iter()
+                .filter(|(rule, _)| *rule == "skill-package.path.portable")
+                .count(),
+            2
         );
     }
 
