@@ -65,6 +65,11 @@ pub fn export(corpus: &Corpus, catalogue: &Catalogue, dir: &Path) -> Result<usiz
             "context": case.context,
             "deviations": case.deviations,
         });
+        // Past one of the reference's own bounds the spec profile's reference declines to
+        // judge: the export says so rather than the choice the strict profile takes over.
+        if case.reference_not_judged {
+            metadata["verdict"]["reference"] = json!("not-judged");
+        }
         // The strict profile's own expectation, where the case has one; without it the
         // strict profile expects the spec profile's verdict, or the reference's choice
         // where that is implementation-defined.

@@ -453,7 +453,13 @@ fn other_values_conform_for_other_validators_only() {
     assert!(!judged("b", Strictness::Reference).is_pass());
     let wrong = judged("c", Strictness::Conformance);
     assert_eq!(wrong.name(), "wrong-value");
-    assert!(wrong.explain().contains(r#"expected value "a" or "b", got "c""#), "{}", wrong.explain());
+    assert!(
+        wrong
+            .explain()
+            .contains(r#"expected value "a" or "b", got "c""#),
+        "{}",
+        wrong.explain()
+    );
     // `other_values` without the reference's `value` is refused.
     write(
         dir.path(),

@@ -1264,6 +1264,25 @@ fn export_metadata_and_listings() {
     let (cases, rules) = check_export(&schemas, &corpus(), &catalogue(), &mut failures);
     let (rule_listing, case_listing) = check_listings(&schemas, None, &mut failures);
     let mut checked = 1 + cases.len() + rules.len() + 2;
+    // A case past one of the reference's own bounds says so: the reference does not judge
+    // it in the spec profile, which is neither verdict.
+    let not_judged = corpus()
+        .cases
+        .iter()
+        .filter(|case| case.reference_not_judged)
+        .count();
+    assert!(
+        not_judged > 0,
+        "the corpus has cases the reference does not judge"
+    );
+    assert_eq!(
+        cases
+            .iter()
+            .filter(|c| c["verdict"]["reference"] == "not-judged")
+            .count(),
+        not_judged,
+        "every case the reference does not judge is exported as `not-judged`, and no other"
+    );
     assert_eq!(
         case_listing.as_array().map(Vec::len),
         Some(cases.len()),
@@ -1452,8 +1471,8 @@ fn wrong_messages_are_rejected() {
         "basis": "spec", "strict": false});
     let case = json!({"id": "x", "format": "soul-kit", "operation": "validate",
         "description": "d", "rules": [], "input": "input.soulkit.json", "verdict": {"kind": "reject"},
-        "diagnostics": [], "optional": [], "verdict_only": false, "value": null, "context": {},
-        "deviations": []});
+        "diagnostics": [], "optional": [], "verdict_only": false, "value": null,
+        "other_values": [], "context": {}, "deviations": []});
     let entry = json!({"id": "x", "format": "soul-kit", "operation": "validate",
         "input": "input.soulkit.json", "input_kind": "document", "rules": [],
         "verdict": "implementation-defined", "strict_verdict": "reject", "basis": "suite",
@@ -1850,6 +1869,16 @@ fn wrong_messages_are_rejected() {
                 "diagnostics": [], "optional": []}),
             ),
             "strict expectation left to the implementation",
+        ),
+        (
+            "case",
+            with(
+                &case,
+                "/verdict",
+                json!({"kind": "implementation-defined", "allowed": ["accept", "reject"],
+                "reference": "declined"}),
+            ),
+            "a reference choice that is neither a verdict nor `not-judged`",
         ),
         (
             "case",

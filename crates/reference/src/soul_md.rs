@@ -148,6 +148,9 @@ struct Heading {
     level: HeadingLevel,
     /// Inline content as plain text, trimmed.
     text: String,
+    /// Whether the heading has any inline content at all (text, code, HTML, an image),
+    /// visible or not: `#` alone and `# ` followed by blanks have none.
+    content: bool,
     span: Span,
 }
 
@@ -292,15 +295,27 @@ impl Checker<'_> {
         }
     }
 
-    /// soul-md.title.required (spec: "File must contain at least one # heading").
+    /// soul-md.title.required (spec: "File must contain at least one # heading") and, in
+    /// the strict profile, soul-md.title.visible (decision: a title of blanks, invisible
+    /// characters or an HTML comment names no role).
     fn title(&mut self, outline: &Outline) {
-        let has_title = outline.headings.iter().any(|heading| {
-            heading.level == HeadingLevel::H1 && text::has_visible_content(&heading.text)
-        });
-        if !has_title {
+        let mut titles = outline
+            .headings
+            .iter()
+            .filter(|heading| heading.level == HeadingLevel::H1 && heading.content);
+        let Some(first) = titles.next() else {
             self.whole(
                 rule::TITLE_REQUIRED,
-                "no level-1 heading (`# <Role Title>`) with text outside code blocks".to_owned(),
+                "no level-1 heading (`# <Role Title>`) with content outside code blocks".to_owned(),
+            );
+            return;
+        };
+        let visible = |heading: &Heading| text::has_visible_content(&heading.text);
+        if self.strict && !visible(first) && !titles.any(visible) {
+            self.at(
+                rule::TITLE_VISIBLE,
+                first.span,
+                "the role title has no visible text (only blanks, invisible characters, HTML or an image without text)".to_owned(),
             );
         }
     }
@@ -493,11 +508,15 @@ fn outline(source: &str) -> Outline {
     metadata.insert(Options::ENABLE_YAML_STYLE_METADATA_BLOCKS);
     metadata.insert(Options::ENABLE_PLUSES_DELIMITED_METADATA_BLOCKS);
     let frontmatter = if may_open_with_metadata(&rest) {
-        Parser::new_ext(&rest, metadata).into_offset_iter().next()
+        let delimited = delimiter_tabs_as_spaces(&rest);
+        Parser::new_ext(&delimited, metadata)
+            .into_offset_iter()
+            .next()
+            .map(|(event, range)| (matches!(event, Event::Start(Tag::MetadataBlock(_))), range))
     } else {
         None
     };
-    if let Some((Event::Start(Tag::MetadataBlock(_)), range)) = frontmatter {
+    if let Some((true, range)) = frontmatter {
         outline.frontmatter = Some(Span::new(offset + range.start..offset + range.end));
         offset += range.end;
     }
@@ -532,6 +551,33 @@ fn lone_cr_as_lf(text: &str) -> std::borrow::Cow<'_, str> {
         .map(|(at, c)| if lone(at) { '\n' } else { c })
         .collect();
     std::borrow::Cow::Owned(replaced)
+}
+
+/// `text` with the tabs of every delimiter-only line (`---`, `...` or `+++`, then spaces or
+/// tabs) turned into spaces, byte for byte. The metadata extensions end a block at a
+/// delimiter followed by spaces but not by a tab; whitespace after a delimiter is read one
+/// way, as the skill-package head reads it (`soul-md.frontmatter.forbidden`). Only the
+/// copy the metadata block is looked for in changes: in the body a tab and a space after
+/// such a line mean the same to CommonMark anyway.
+fn delimiter_tabs_as_spaces(text: &str) -> std::borrow::Cow<'_, str> {
+    let is_delimiter = |line: &str| {
+        let bare = line.trim_end_matches([' ', '\t', '\r']);
+        matches!(bare, "---" | "..." | "+++") && line[bare.len()..].contains('\t')
+    };
+    if !text.split('\n').any(is_delimiter) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let lines: Vec<String> = text
+        .split('\n')
+        .map(|line| {
+            if is_delimiter(line) {
+                line.replace('\t', " ")
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect();
+    std::borrow::Cow::Owned(lines.join("\n"))
 }
 
 /// Whether the parser with metadata blocks enabled may give a metadata block as the first
@@ -570,6 +616,10 @@ impl Walker<'_> {
     fn walk(&mut self, body: &str) {
         for (event, range) in Parser::new_ext(body, Options::empty()).into_offset_iter() {
             let span = Span::new(self.offset + range.start..self.offset + range.end);
+            // Every event between a heading's start and end is some of its content.
+            if let Some(heading) = self.heading.as_mut() {
+                heading.content |= !matches!(event, Event::End(TagEnd::Heading(_)));
+            }
             match event {
                 Event::Start(tag) => {
                     self.start(&tag, span);
@@ -592,6 +642,7 @@ impl Walker<'_> {
                 self.heading = Some(Heading {
                     level: *level,
                     text: String::new(),
+                    content: false,
                     span,
                 });
             }
@@ -895,6 +946,9 @@ mod tests {
             "---\r\ntitle: x\r\n---\r\n# T\r\n",
             "---\rtitle: x\r---\r# T\r",
             "+++\rtitle = 1\r+++\r# T\r",
+            "---\t\ntitle: x\n---\t\n# T\n",
+            "--- \ntitle: x\n... \t\n# T\n",
+            "+++\t\r\ntitle = 1\r\n+++ \t\r\n# T\r\n",
         ] {
             let outline = outline(document);
             let span = outline.frontmatter.expect(document);

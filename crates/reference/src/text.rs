@@ -234,15 +234,26 @@ fn lookalike(c: char) -> Option<char> {
 
 /// Folds a string for a look-alike search: ignorable characters are dropped, the rest is
 /// put in NFKC (fullwidth and other compatibility forms become ASCII, the Kelvin sign K,
-/// the long s s), lowercased the Unicode way, and look-alike letters and marks of other
+/// the long s s), lowercased the Unicode way (the dotted capital I becomes `i`), and look-alike letters and marks of other
 /// scripts become the ASCII ones they are drawn like.
 pub fn fold_lookalikes(text: &str) -> String {
     let shown: String = text.chars().filter(|&c| !is_ignorable(c)).collect();
     shown
         .nfkc()
-        .flat_map(char::to_lowercase)
+        .flat_map(lowercase)
         .map(|c| lookalike(c).unwrap_or(c))
         .collect()
+}
+
+/// The lowercase of `c`, one character for one where Unicode's simple mapping gives one:
+/// the capital I with dot above (U+0130) is `i`, as a case-insensitive regular expression
+/// (Python's `re.I`) compares it, where the full mapping would add a combining dot that
+/// hides the letter from the search.
+fn lowercase(c: char) -> std::char::ToLowercase {
+    match c {
+        '\u{130}' => 'i'.to_lowercase(),
+        other => other.to_lowercase(),
+    }
 }
 
 /// Whether `text` contains any of `needles` (given in lowercase ASCII) once folded by
@@ -314,6 +325,7 @@ mod tests {
             "soulware\u{2010}kit:",
             "\u{455}\u{43E}ulw\u{430}r\u{435}-kit:",
             "\u{1D42C}oulware:default",
+            "SOULWARE-K\u{130}T:",
         ] {
             assert!(contains_folded(text, markers), "{text:?}");
         }

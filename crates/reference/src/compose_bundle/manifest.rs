@@ -621,7 +621,9 @@ pub(crate) fn is_locator(id: &str) -> bool {
     id.contains("://")
         || id.starts_with(['/', '\\', '~'])
         || drive_path
-        || id.split(['/', '\\']).any(|segment| segment == "." || segment == "..")
+        || id
+            .split(['/', '\\'])
+            .any(|segment| segment == "." || segment == "..")
         || is_scp_style(id)
 }
 
@@ -749,7 +751,13 @@ mod tests {
             assert!(!is_locator(id) && !is_path_like(id), "{id}");
         }
         // Ids a path may look like too: refused in the strict profile only.
-        for both in ["team/core:x", "content/skills/x/SKILL.md", "C:", "c:r", "a\\b"] {
+        for both in [
+            "team/core:x",
+            "content/skills/x/SKILL.md",
+            "C:",
+            "c:r",
+            "a\\b",
+        ] {
             assert!(!is_locator(both) && is_path_like(both), "{both}");
         }
     }

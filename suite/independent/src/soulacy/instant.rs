@@ -124,7 +124,10 @@ pub fn parse_as(text: &str, slip: Option<Slip>, reading: Reading) -> Option<Date
     let mut fraction = String::new();
     let comma = go
         && cursor.peek() == Some(b',')
-        && cursor.bytes.get(cursor.at + 1).is_some_and(u8::is_ascii_digit);
+        && cursor
+            .bytes
+            .get(cursor.at + 1)
+            .is_some_and(u8::is_ascii_digit);
     if comma || cursor.byte(b'.').is_some() {
         if comma {
             cursor.at += 1;
