@@ -56,6 +56,11 @@ fn main() {
             "reference/spec-profile-rejects-on-spec-grounds",
             spec_profile_rejects_on_spec_grounds,
         ),
+        trial(
+            &fixture,
+            "reference/spec-profile-rejects-what-the-reader-refuses",
+            spec_profile_rejects_what_the_reader_refuses,
+        ),
     ];
     for index in 0..fixture.corpus.cases.len() {
         let fixture = Arc::clone(&fixture);
@@ -268,6 +273,75 @@ fn spec_profile_rejects_on_spec_grounds(fixture: &Fixture) -> Result<(), Failed>
                     case.name(),
                     diagnostic.rule.id
                 ));
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n").into())
+    }
+}
+
+/// The Corpus 4 criterion, over every rejection the spec profile makes on the corpus: no
+/// rule the reference rejects on says, in its own decision or grounds, that the
+/// publisher's reader accepts the thing, unless the same sentence says how the corpus
+/// follows it (the case is implementation-defined, the spec profile accepts it, the
+/// protective reading is the strict profile's, or the reader's acceptance is a recorded
+/// deviation). CONTRIBUTING.md ("Which profile a reading goes to") asks rule texts to say
+/// so in one sentence; a sentence naming a reader that accepts, with none of those, is a
+/// spec-profile rejection of something the reader takes.
+fn spec_profile_rejects_what_the_reader_refuses(fixture: &Fixture) -> Result<(), Failed> {
+    let accepts = regex::Regex::new(
+        r"(?i)(agent-compose|soulacy|importer|duduclaw|\bgo\b|publisher's|reader)[^.;]*?\b(?<verb>accepts?|takes?|reads? (it|them) as|decodes? (it|them) as)\b",
+    )?;
+    // "accepts only …", "takes nothing …": a refusal of everything else, not an acceptance.
+    let limited = regex::Regex::new(r"(?i)^ (only|exactly|nothing|no)\b")?;
+    // "a frontmatter no YAML reader accepts": a negation.
+    let negated = regex::Regex::new(r"(?i)\bno [a-z0-9 ]*reader accepts\b")?;
+    let followed = regex::Regex::new(
+        r"(?i)implementation-defined|strict profile|deviation|spec profile|\b(is|are) (accepted|read)\b",
+    )?;
+    // A sentence (or clause) ends at `.` or `;` before a space; `SOUL.md` does not end one.
+    let sentence_end = regex::Regex::new(r"[.;](\s+|$)")?;
+    let mut reached = BTreeSet::new();
+    for case in &fixture.corpus.cases {
+        let Ok(input) = prepare_input(case) else {
+            continue;
+        };
+        let context = profile_context(&case.context, Profile::Spec);
+        let Ok(report) = Reference.report(&request(case, &input, &context, Profile::Spec)) else {
+            continue;
+        };
+        for diagnostic in &report.diagnostics {
+            if diagnostic.severity == soulcheck_reference::Severity::Error {
+                reached.insert(diagnostic.rule.id);
+            }
+        }
+    }
+    if reached.is_empty() {
+        return Err("the spec profile rejected no corpus case: nothing was checked".into());
+    }
+    let mut problems = Vec::new();
+    for id in reached {
+        let Some(rule) = fixture.catalogue.get(id) else {
+            continue;
+        };
+        for (field, text) in [("decision", &rule.decision), ("grounds", &rule.grounds)] {
+            let Some(text) = text else { continue };
+            for sentence in sentence_end.split(text) {
+                let says_accepts = !negated.is_match(sentence)
+                    && accepts.captures_iter(sentence).any(|found| {
+                        found
+                            .name("verb")
+                            .is_some_and(|verb| !limited.is_match(&sentence[verb.end()..]))
+                    });
+                if says_accepts && !followed.is_match(sentence) {
+                    problems.push(format!(
+                        "{id}: the spec profile rejects on this rule, whose {field} says the reader accepts without saying how the corpus follows: {}",
+                        sentence.trim()
+                    ));
+                }
             }
         }
     }

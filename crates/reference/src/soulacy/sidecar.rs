@@ -137,14 +137,23 @@ fn check_root(walker: &mut Walker<'_>, root: &Node<'_>, strict: bool) {
         }
     }
 
-    // soulacy-sidecar.installed-at.rfc3339.
+    // soulacy-sidecar.installed-at.rfc3339: RFC 3339, or a form a Go reader's lax time
+    // parse also takes; soulacy-sidecar.installed-at.lax-form (strict only): RFC 3339 itself.
     if let Some(Text { text, span }) = walker.required_string(root, "", "installed_at") {
-        if timestamp::parse_rfc3339(text).is_none() {
+        let rfc3339 = timestamp::parse_rfc3339(text).is_some();
+        if !rfc3339 && timestamp::parse_go(text).is_none() {
             walker.at(
                 rule::INSTALLED_AT_RFC3339,
                 "/installed_at",
                 span,
                 format!("{text:?} is not an RFC 3339 date-time such as 2026-07-14T15:23:00Z"),
+            );
+        } else if !rfc3339 && strict {
+            walker.at(
+                rule::INSTALLED_AT_LAX_FORM,
+                "/installed_at",
+                span,
+                format!("{text:?} is read by Go's lax time parse but is not RFC 3339 (write 2026-07-14T08:23:00Z, a period before a fraction, an offset within 23:59)"),
             );
         }
     }
