@@ -398,13 +398,18 @@ pub fn pointer_spans(root: &Node<'_>, pointer: &str) -> Option<Vec<Span>> {
             match &node.value {
                 Value::Object(members) => {
                     let mut found = false;
+                    let mut null = false;
                     for member in members.iter().filter(|member| member.key == *token) {
                         found = true;
+                        null |= matches!(member.value.value, Value::Null);
                         spans.push(member.key_span);
                         spans.push(member.value.span);
                         next.push(&member.value);
                     }
-                    if !found && last {
+                    // A member written `null` is absent to readers that read null so
+                    // (Go's decoder, which the Soulacy and agent-compose formats follow):
+                    // a diagnostic may call it missing, at the object.
+                    if (!found || null) && last {
                         spans.push(node.span);
                     }
                 }

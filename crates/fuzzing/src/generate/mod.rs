@@ -147,6 +147,16 @@ pub const CONTROLS: &[char] = &[
 
 /// Values of every JSON type, for type changes.
 pub fn other_type(u: &mut Unstructured<'_>, not: &Json) -> arbitrary::Result<Json> {
+    other_type_among(u, not, true)
+}
+
+/// A value of another JSON type than `not`, never `null`: for formats whose publisher's
+/// reader (Go's decoder) reads a `null` member as absent, so null is no wrong type there.
+pub fn other_type_not_null(u: &mut Unstructured<'_>, not: &Json) -> arbitrary::Result<Json> {
+    other_type_among(u, not, false)
+}
+
+fn other_type_among(u: &mut Unstructured<'_>, not: &Json, null: bool) -> arbitrary::Result<Json> {
     let candidates = [
         Json::Null,
         Json::Bool(u.arbitrary()?),
@@ -156,7 +166,10 @@ pub fn other_type(u: &mut Unstructured<'_>, not: &Json) -> arbitrary::Result<Jso
         Json::Object(Vec::new()),
     ];
     let same_kind = |value: &Json| std::mem::discriminant(value) == std::mem::discriminant(not);
-    let choices: Vec<Json> = candidates.into_iter().filter(|c| !same_kind(c)).collect();
+    let choices: Vec<Json> = candidates
+        .into_iter()
+        .filter(|c| !same_kind(c) && (null || !matches!(c, Json::Null)))
+        .collect();
     Ok(u.choose(&choices)?.clone())
 }
 

@@ -611,7 +611,8 @@ fn wrong_type(
     let Some(current) = tree.at(&pointer).cloned() else {
         return Err(arbitrary::Error::IncorrectFormat);
     };
-    let replacement = super::other_type(u, &current)?;
+    // Go's decoder reads null as absent: no wrong type (soulacy-package.field.type).
+    let replacement = super::other_type_not_null(u, &current)?;
     if let Some(node) = tree.at_mut(&pointer) {
         *node = replacement;
     }

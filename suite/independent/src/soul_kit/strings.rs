@@ -184,6 +184,9 @@ fn holds_lookalike_marker(text: &str) -> bool {
     };
     let folded: String = kept
         .nfkc()
+        // U+0130 lowercases to `i` and a combining dot, but a case-insensitive matcher
+        // (Python's `re.I`) takes it for `i` itself.
+        .map(|c| if c == '\u{130}' { 'i' } else { c })
         .flat_map(char::to_lowercase)
         .map(ascii_lookalike)
         .collect();
