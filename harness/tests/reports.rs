@@ -120,6 +120,19 @@ fn regressions_are_flagged() {
         new: "pass".to_owned(),
     };
     assert!(!fixed.is_regression());
+    // A case that passed and is missing from the new report (an empty run) is a regression.
+    let gone = diff::Change {
+        name: "soul-kit/x".to_owned(),
+        old: "pass".to_owned(),
+        new: "absent".to_owned(),
+    };
+    assert!(gone.is_regression());
+    let new_case = diff::Change {
+        name: "soul-kit/x".to_owned(),
+        old: "absent".to_owned(),
+        new: "wrong-verdict".to_owned(),
+    };
+    assert!(!new_case.is_regression());
 }
 
 #[test]

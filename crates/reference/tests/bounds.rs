@@ -524,3 +524,92 @@ fn a_skill_directory_at_the_entry_cap_allocates_little_per_path() {
     );
     assert_eq!(measured.report.verdict(), Verdict::Accept);
 }
+
+/// The shapes that cost a JSON reader most per input byte, `size` bytes each: an array of
+/// short `\u`-escaped strings (a decoded buffer each), an object of tiny distinct members
+/// (a node and a key each) and legal nesting 60 deep, of arrays and of objects, repeated
+/// (a node, or a member, per level). Each
+/// sits under a member no format names, inside an object a format reads whole.
+fn worst_shapes(size: usize) -> Vec<(&'static str, Vec<u8>)> {
+    let fill = |open: &str, item: &dyn Fn(usize) -> String, close: &str| {
+        let mut text = format!("{{\"x\": {open}");
+        let mut index = 0;
+        loop {
+            let next = item(index);
+            if text.len() + next.len() + 1 + close.len() + 1 > size {
+                break;
+            }
+            if index > 0 {
+                text.push(',');
+            }
+            text.push_str(&next);
+            index += 1;
+        }
+        text.push_str(close);
+        text.push('}');
+        text.into_bytes()
+    };
+    let deep = format!("{}0{}", "[".repeat(60), "]".repeat(60));
+    let deep_objects = format!("{}0{}", "{\"a\":".repeat(60), "}".repeat(60));
+    vec![
+        (
+            "short escaped strings",
+            fill("[", &|_| "\"\\u0041\"".to_owned(), "]"),
+        ),
+        (
+            "tiny members",
+            fill("{", &|index| format!("\"{index:x}\":0"), "}"),
+        ),
+        ("arrays 60 deep", fill("[", &|_| deep.clone(), "]")),
+        ("objects 60 deep", fill("[", &|_| deep_objects.clone(), "]")),
+    ]
+}
+
+/// Issue 37, item 1: the JSON reader's allocation per input byte is bounded by construction
+/// whatever the shape, at each format's read limit (4 MiB for a Soulacy package, 8 MiB for
+/// a skill envelope), in both profiles. An array of short escaped strings allocated a
+/// buffer per string sized from the whole document: about 455 bytes per input byte, a
+/// 4 MiB package took 1.9 GB; nested arrays, a vector of room for four nodes per level:
+/// about 95 bytes per input byte.
+#[test]
+fn worst_json_shapes_allocate_a_constant_per_byte() {
+    let _serial = serial();
+    let formats = [
+        (Format::SoulKit, "input.soulkit.json", 262_144),
+        (Format::SoulacyPackage, "input.soulacy-agent.json", 4 << 20),
+        (Format::SoulacySidecar, ".soulacy-package.json", 65_536),
+        (Format::SkillPackage, "package.json", 8 << 20),
+        (Format::ComposeBundle, "manifest.json", 1 << 20),
+    ];
+    for (format, name, size) in formats {
+        for (shape, bytes) in worst_shapes(size) {
+            assert!(bytes.len() <= size && bytes.len() + 512 > size, "{shape}");
+            for (profile, context) in [("spec", Context::new()), ("strict", strict())] {
+                let measured = if format == Format::ComposeBundle {
+                    let dir = tempfile::tempdir().expect("temp dir");
+                    std::fs::write(dir.path().join(name), &bytes).expect("write");
+                    measure_in(&context, format, Input::Tree(dir.path()), &[])
+                } else {
+                    let input = Input::Document {
+                        name,
+                        bytes: &bytes,
+                    };
+                    measure_in(&context, format, input, &bytes)
+                };
+                let what = format!("{format}, {shape}, {profile} profile");
+                assert_bounded(&what, bytes.len(), &measured);
+                // Read whole, not declined: the document was judged (it lacks members).
+                assert_eq!(measured.report.verdict(), Verdict::Reject, "{what}");
+                assert!(
+                    measured
+                        .report
+                        .diagnostics
+                        .iter()
+                        .all(|d| !d.rule.id.ends_with(".json.syntax")),
+                    "{what}: {:?}",
+                    measured.report.diagnostics
+                );
+            }
+        }
+    }
+}

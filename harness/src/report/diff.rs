@@ -17,9 +17,12 @@ pub struct Change {
 }
 
 impl Change {
-    /// Whether the case passed before and does not now.
+    /// Whether the case passed before and does not now. A case that passed and is absent
+    /// from the new report is one: a run that judged less (an empty report, a narrower
+    /// selection, a case retired) must not read as no change. When the corpus changed,
+    /// `render` says so beside it.
     pub fn is_regression(&self) -> bool {
-        self.old == "pass" && self.new != "pass" && self.new != "absent"
+        self.old == "pass" && self.new != "pass"
     }
 }
 

@@ -503,6 +503,8 @@ pub fn read_tolerant(
         duplicates: Vec::new(),
         path: Vec::new(),
         places: Vec::new(),
+        items: Vec::new(),
+        members: Vec::new(),
     };
     let root = reader.value(1)?;
     reader
@@ -539,6 +541,14 @@ struct Reader<'a> {
     path: Vec<(Step<'a>, Option<usize>)>,
     /// The places recorded so far (see [`Document::pointer`]).
     places: Vec<Place<'a>>,
+    /// Items of the arrays being read, innermost last: an array's items wait here and go
+    /// into a vector of exactly their number when it closes. A vector grown item by item
+    /// reserves room for four nodes at least, so `[[[...]]]` cost about 95 bytes per
+    /// input byte; this way each array costs its items, and the stack at most twice the
+    /// deepest pending run.
+    items: Vec<Node<'a>>,
+    /// Members of the objects being read, innermost last, as `items`.
+    members: Vec<Member<'a>>,
 }
 
 /// One step of a path.
@@ -655,7 +665,10 @@ fn read_string(text: &str, start: usize, lone_surrogates: bool) -> Option<(Cow<'
         if bytes[at] == b'"' {
             break;
         }
-        let value = decoded.get_or_insert_with(|| String::with_capacity(text.len().min(4096)));
+        // Sized by this string, never by the document: a buffer per escaped string sized
+        // from the whole text made an array of short escaped strings cost hundreds of
+        // bytes per input byte. Growth by doubling keeps it within twice the decoded text.
+        let value = decoded.get_or_insert_with(|| String::with_capacity(at - from + 8));
         if copied < at {
             value.push_str(text.get(copied..at)?);
         }
@@ -807,22 +820,23 @@ impl<'a> Reader<'a> {
                 });
             }
             Peek::Array => {
-                let mut items = Vec::new();
+                let mark = self.items.len();
                 let mut more = self
                     .jiter
                     .known_array()
                     .map_err(|error| to_error(self.text, self.base, error))?;
                 while more.is_some() {
-                    self.path.push((Step::Index(items.len()), None));
+                    self.path.push((Step::Index(self.items.len() - mark), None));
                     let item = self.value(depth + 1);
                     self.path.pop();
-                    items.push(item?);
+                    self.items.push(item?);
                     more = self
                         .jiter
                         .array_step()
                         .map_err(|error| to_error(self.text, self.base, error))?;
                 }
-                Value::Array(items)
+                // Collected from an exact-size iterator: a vector of exactly the items.
+                Value::Array(self.items.drain(mark..).collect())
             }
             Peek::Object => self.object(depth)?,
             peek if peek.is_num() => {
@@ -952,7 +966,8 @@ impl<'a> Reader<'a> {
 
     fn object(&mut self, depth: usize) -> Result<Value<'a>, ReadError> {
         let text = self.text;
-        let mut members: Vec<Member<'a>> = Vec::new();
+        // This object's members are `self.members[mark..]` until it closes.
+        let mark = self.members.len();
         // Keys seen so far, by their index in `members`. Small objects (every object of a
         // valid document here) are searched directly; past `INDEXED_FROM` members a hash
         // index keeps duplicate detection linear, so a flat object with a million
@@ -968,6 +983,7 @@ impl<'a> Reader<'a> {
         };
         while let Some(name) = key {
             let key_span = self.key_span(key_start, &name);
+            let members = &self.members[mark..];
             let first = if members.len() < INDEXED_FROM {
                 members.iter().position(|member| member.key == name)
             } else {
@@ -982,18 +998,19 @@ impl<'a> Reader<'a> {
                 found
             };
             if let Some(first) = first {
+                let first = self.members[mark + first].key_span;
                 let object = self.place_path();
                 self.duplicates.push(DuplicateKey {
                     key: name.to_string(),
                     span: key_span,
-                    first: members[first].key_span,
+                    first,
                     object,
                 });
             }
             self.path.push((Step::Key(name.clone()), None));
             let value = self.value(depth + 1);
             self.path.pop();
-            members.push(Member {
+            self.members.push(Member {
                 key: name,
                 key_span,
                 value: value?,
@@ -1005,7 +1022,7 @@ impl<'a> Reader<'a> {
                 Err(error) => Some(self.key_despite(key_start, error)?),
             };
         }
-        Ok(Value::Object(members))
+        Ok(Value::Object(self.members.drain(mark..).collect()))
     }
 
     /// A key the parser refused (`error`), read anyway when the read tolerates unpaired
