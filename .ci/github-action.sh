@@ -29,13 +29,14 @@ certify() {
 }
 
 # The soul-md fingerprint cases use {operation} and {context}.
-certify "$outputs" "$work/report" soul-md "--jobs 2"
+# The report directory's name holds glob characters: certify.sh must name it literally.
+certify "$outputs" "$work/r[e]port" soul-md "--jobs 2"
 
 fail() {
     echo "github-action: $*" >&2
     exit 1
 }
-report=$work/report
+report=$work/r[e]port
 for file in report.jsonl report.html junit.xml summary.md certificates/soul-md.json \
     certificates/soul-md.fingerprint.json; do
     [ -s "$report/$file" ] || fail "$file was not written"
@@ -46,8 +47,8 @@ grep -q '^## soulcheck: reference via check ' "$summary" || fail "no summary app
 grep -q '| soul-md | .* | certified |' "$summary" || fail "soul-md is not certified in the summary"
 grep -qx 'exit-code=0' "$outputs" || fail "exit-code output: $(grep exit-code "$outputs")"
 grep -qx 'certified=true' "$outputs" || fail "certified output: $(grep certified "$outputs")"
-grep -qx "html=$report/report.html" "$outputs" || fail "no html output"
-grep -qx "junit=$report/junit.xml" "$outputs" || fail "no junit output"
+grep -qxF "html=$report/report.html" "$outputs" || fail "no html output"
+grep -qxF "junit=$report/junit.xml" "$outputs" || fail "no junit output"
 grep -q '<testsuites' "$report/junit.xml" || fail "junit.xml is not JUnit"
 grep -q 'reference via check' "$report/report.html" || fail "the page does not name the implementation"
 cases=$(grep -c '"type":"case"' "$report/report.jsonl")
@@ -60,4 +61,12 @@ grep -qx 'exit-code=0' "$narrowed" || fail "narrowed exit-code output: $(grep ex
 grep -qx 'certified=false' "$narrowed" || fail "a narrowed run certified: $(grep certified "$narrowed")"
 grep -q '| soul-kit | .* | not a certification (part of the cases) |' "$summary" \
     || fail "the narrowed run's summary does not say it is not a certification"
-echo "github-action: scripts/certify.sh certified the reference on $cases cases; summary, outputs, JUnit and the page are in place; a narrowed run certified nothing"
+# A run that cannot start (exit 2) leaves the report directory as an earlier run wrote it:
+# its certificates are not this run's, so the outputs say certified=false.
+stale=$work/stale-output
+certify "$stale" "$report" no-such-format "" || true
+grep -qx 'exit-code=2' "$stale" || fail "stale exit-code output: $(grep exit-code "$stale")"
+grep -qx 'certified=false' "$stale" || fail "an earlier run's certificates certified a run that could not start"
+[ -s "$report/certificates/soul-md.json" ] || fail "the earlier certificates were not left in place"
+
+echo "github-action: scripts/certify.sh certified the reference on $cases cases; summary, outputs, JUnit and the page are in place; a narrowed run and one that could not start certified nothing"

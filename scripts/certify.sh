@@ -92,7 +92,8 @@ status=0
 
 report="$report_dir/report.jsonl"
 html="$report_dir/report.html"
-if [ -f "$report" ]; then
+# The page of this run only: after exit 2 the directory holds an earlier run's reports.
+if [ "$status" -le 1 ] && [ -f "$report" ]; then
     "$soulcheck" report html "$html" "$report" >&2 || status=2
 fi
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
@@ -104,12 +105,16 @@ if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
     fi
 fi
 
-# Certified when there is at least one certificate and each says so. (Counted, not piped
-# into `grep -q`, which may end the pipe early and fail it under pipefail.)
+# Certified when this run finished (exit 0 or 1: it replaced the report directory as a
+# whole, so the certificates in it are this run's; after exit 2 any there are an earlier
+# run's), issued at least one certificate, and each says so. The directory is named
+# literally (`find`, never a glob: `r[e]p` is a directory name, not a pattern), and counted,
+# not piped into `grep -q`, which may end the pipe early and fail it under pipefail.
 certified=false
-if compgen -G "$report_dir/certificates/*.json" >/dev/null; then
-    issued=$(find "$report_dir/certificates" -name '*.json' | wc -l)
-    granted=$(grep -l '"certified": true' "$report_dir"/certificates/*.json | wc -l || true)
+if [ "$status" -le 1 ] && [ -d "$report_dir/certificates" ]; then
+    issued=$(find "$report_dir/certificates" -maxdepth 1 -type f -name '*.json' | wc -l)
+    granted=$(find "$report_dir/certificates" -maxdepth 1 -type f -name '*.json' \
+        -exec grep -l '"certified": true' {} + | wc -l || true)
     if [ "$issued" -gt 0 ] && [ "$issued" -eq "$granted" ]; then
         certified=true
     fi
