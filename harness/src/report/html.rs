@@ -480,7 +480,12 @@ fn matrix(out: &mut String, comparison: &Comparison, catalogue: &Catalogue) {
             match standing {
                 None => out.push_str("<span class=\"cert none\">not run</span>"),
                 Some(standing) => {
-                    let (class, status) = if standing.is_partial() {
+                    let (class, status) = if standing.corpus_unknown() {
+                        (
+                            "none",
+                            "not a certification (the corpus's size is not in the report)",
+                        )
+                    } else if standing.is_partial() {
                         ("none", "not a certification (part of the cases)")
                     } else if standing.certified() {
                         ("yes", "certified")

@@ -51,14 +51,17 @@ pub struct Run {
 }
 
 impl Run {
-    /// `check-jsonschema 0.39.0`, or the name alone when there is no version.
+    /// `check-jsonschema 0.39.0`, or the name alone when there is no version, on one line:
+    /// a persistent validator names itself, so a line break or a control character in its
+    /// name is shown escaped (a name holding `\n| certified |` must not add a row).
     pub fn label(&self) -> String {
         let implementation = &self.implementation;
-        if implementation.version.is_empty() {
+        let label = if implementation.version.is_empty() {
             implementation.name.clone()
         } else {
             format!("{} {}", implementation.name, implementation.version)
-        }
+        };
+        soulcheck_vocabulary::display::visible_line(&label).into_owned()
     }
 
     /// Whether every report of the run completed.
@@ -117,7 +120,14 @@ impl Standing {
     /// that decides a certificate passed, and there was at least one (the rule of
     /// [`super::certificate`]).
     pub fn certified(&self) -> bool {
-        !self.is_partial() && self.deciding.all_passed()
+        !self.is_partial() && !self.corpus_unknown() && self.deciding.all_passed()
+    }
+
+    /// Whether the report does not say how many cases the corpus holds (a header without
+    /// `corpus_cases`, written before it existed or by hand): then nothing shows the run
+    /// judged the whole format, and it is no certification.
+    pub fn corpus_unknown(&self) -> bool {
+        self.cases == 0
     }
 
     /// Whether the run judged only part of the cases the corpus holds: then it is not a
@@ -275,5 +285,61 @@ fn profile_of(log: &Log, path: &Path) -> Result<Profile, LoadError> {
             path,
             format!("the header's profile is not a name: {other}"),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn standing(cases: usize) -> Standing {
+        Standing {
+            format: Format::SoulKit,
+            operation: "validate".to_owned(),
+            tally: Tally {
+                passed: 1,
+                ..Tally::default()
+            },
+            deciding: DecidingTally {
+                accept_cases: 1,
+                accept_cases_passed: 1,
+                ..DecidingTally::default()
+            },
+            cases,
+        }
+    }
+
+    #[test]
+    fn a_report_that_does_not_say_what_the_corpus_holds_certifies_nothing() {
+        // One case passed, of a corpus of one: certified.
+        assert!(standing(1).certified());
+        // The same case from a header without `corpus_cases`: not a certification.
+        assert!(standing(0).corpus_unknown());
+        assert!(!standing(0).certified());
+        // Part of the cases: not a certification either.
+        assert!(!standing(2).certified());
+    }
+
+    #[test]
+    fn a_label_stays_on_one_line() {
+        let run = Run {
+            implementation: Implementation {
+                name: "tool\n| forged | certified |".to_owned(),
+                version: "1\r".to_owned(),
+                ..Implementation::default()
+            },
+            profile: Profile::Spec,
+            mode: "persistent".to_owned(),
+            commands: Vec::new(),
+            corpus_hashes: Vec::new(),
+            soulcheck_versions: Vec::new(),
+            reports: Vec::new(),
+            incomplete: Vec::new(),
+            records: BTreeMap::new(),
+            corpus_cases: Held::new(),
+        };
+        let label = run.label();
+        assert!(!label.contains(['\n', '\r']), "{label}");
+        assert!(label.contains("tool\\n| forged"), "{label}");
     }
 }

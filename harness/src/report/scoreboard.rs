@@ -140,7 +140,9 @@ pub fn render(comparison: &Comparison, catalogue: &Catalogue) -> String {
 }
 
 fn status(standing: &Standing) -> String {
-    if standing.is_partial() {
+    if standing.corpus_unknown() {
+        "not a certification (the report does not say how many cases the corpus holds)".to_owned()
+    } else if standing.is_partial() {
         format!(
             "not a certification ({} of {} cases judged)",
             standing.tally.total(),
