@@ -267,8 +267,6 @@ fn spawn(
 ) -> Result<(Session, Implementation), String> {
     let home = scratch::case_dir("session-")
         .map_err(|error| format!("cannot create a temporary directory: {error}"))?;
-    let root =
-        scratch::root().map_err(|error| format!("cannot create a temporary directory: {error}"))?;
     let mut command = Command::new(&argv[0]);
     command
         .args(&argv[1..])
@@ -276,9 +274,12 @@ fn spawn(
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    // Trees of every case are materialised beneath the run's scratch directory, each
-    // after the process started, so it may write anywhere beneath that.
-    let writable: [&Path; 2] = [home.path(), &root];
+    // The process may write beneath its own home only. Trees of every case are
+    // materialised beneath the run's scratch directory while it runs, and a process that
+    // could write there could plant a symlink in a fresh tree directory before the harness
+    // fills it, and so make the harness write wherever the symlink leads. It reads a tree,
+    // and a write through a tree's absolute symlinks (to its decoys) is refused.
+    let writable: [&Path; 1] = [home.path()];
     let mut running = process::start(command, sandbox, &writable)
         .map_err(|error| format!("cannot start {:?}: {error}", argv[0]))?;
     let child = running.child();

@@ -437,6 +437,66 @@ fn containment() {
     assert!(!sentinel.exists(), "wrote outside its directory");
 }
 
+/// Issue 37, item 2: a persistent validator that plants a symlink in every fresh `tree-*`
+/// directory of the run's scratch directory, racing the harness that fills it, cannot make
+/// the harness write outside: the persistent process may write only beneath its own home,
+/// so the symlinks are never made, and the decoys of 40 tree cases stay inside their trees.
+/// Before, the first try made directories and files in the directory the symlinks named.
+#[test]
+fn a_persistent_validator_cannot_redirect_the_trees_it_races() {
+    let _serial = serial();
+    if !Sandbox::supported() {
+        eprintln!("skipped: this kernel has no Landlock");
+        return;
+    }
+    let outside = tempfile::tempdir().expect("outside");
+    let dir = tempfile::tempdir().expect("corpus");
+    common::good_corpus(dir.path());
+    for index in 0..40 {
+        common::write(
+            dir.path(),
+            &format!("soul-kit/tree-{index:02}/case.toml"),
+            "description = \"an absolute symlink\"\nrules = [\"soul-kit.name.length\"]\nverdict = \"accept\"\n\n[tree]\nname = \"bundle\"\n\n[[tree.entry]]\npath = \"content/etc\"\nkind = \"symlink\"\ntarget = \"/etc/planted/deeper\"\n\n[[tree.entry]]\npath = \"content/host.md\"\nkind = \"symlink\"\ntarget = \"/etc/hostname\"\n",
+        );
+    }
+    let catalogue = Catalogue::load(dir.path()).expect("catalogue");
+    let corpus = Corpus::load(dir.path()).expect("corpus");
+    let command = format!(
+        "{} {}",
+        fixture("persistent-plant.py").display(),
+        outside.path().display()
+    );
+    let validator = PersistentValidator::start_sandboxed(
+        &command,
+        LIMITS,
+        Sandbox::new().hiding(dir.path()).expect("hide"),
+    )
+    .expect("start");
+    let cases: Vec<_> = corpus
+        .cases
+        .iter()
+        .filter(|case| case.id.starts_with("tree-"))
+        .collect();
+    assert_eq!(cases.len(), 40);
+    let results = run_all(
+        &validator,
+        &cases,
+        &catalogue,
+        Strictness::Conformance,
+        &RunOptions {
+            jobs: 2,
+            ..RunOptions::default()
+        },
+    );
+    drop(validator);
+    assert!(results.iter().all(|r| r.judgement.is_pass()), "{results:?}");
+    let written: Vec<_> = std::fs::read_dir(outside.path())
+        .expect("outside")
+        .map(|entry| entry.expect("entry").file_name())
+        .collect();
+    assert!(written.is_empty(), "the harness wrote outside: {written:?}");
+}
+
 /// Item 11, the decoys themselves: an absolute symlink still points out of the tree, at
 /// a decoy of the same kind inside the case's own directory.
 #[test]
