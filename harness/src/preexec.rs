@@ -62,6 +62,8 @@ pub(crate) fn contain(command: &mut Command, parent: Pid, ruleset: Option<Rulese
         if let Some(ruleset) = ruleset.take() {
             restrict(ruleset)?;
         }
+        #[cfg(target_os = "linux")]
+        close_inherited();
         Ok(())
     };
     // SAFETY: the hook runs in the forked child before exec. It only makes system calls
@@ -73,6 +75,21 @@ pub(crate) fn contain(command: &mut Command, parent: Pid, ruleset: Option<Rulese
     // namespace's probe (`available`) runs before the hook is built, in the parent.
     unsafe {
         command.pre_exec(hook);
+    }
+}
+
+/// Marks every descriptor past the standard three close-on-exec, so the validator
+/// inherits none the harness was given (a socket, a terminal's control descriptor): its
+/// stdin, stdout and stderr are 0 to 2 by now, and std's own exec-error pipe is closed at
+/// exec anyway. `close_range` with `CLOSE_RANGE_CLOEXEC` needs Linux 5.11; on an older
+/// kernel the call fails and descriptors the harness inherited without close-on-exec pass
+/// on (PROTOCOL "Containment" says so).
+#[cfg(target_os = "linux")]
+fn close_inherited() {
+    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+    // SAFETY: a raw system call with integer arguments; it allocates nothing.
+    unsafe {
+        libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, CLOSE_RANGE_CLOEXEC);
     }
 }
 

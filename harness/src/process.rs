@@ -109,9 +109,10 @@ pub(crate) struct Running {
     status: Option<ExitStatus>,
 }
 
-/// Starts `command` contained: own process group, parent-death signal, subreaper, and
-/// the sandbox (writes allowed beneath `writable`). `TMPDIR` points at the first
-/// writable directory, so tools that honour it write where they may.
+/// Starts `command` contained: own process group, parent-death signal, subreaper, the
+/// sandbox (writes allowed beneath `writable`) and a stated environment
+/// ([`Sandbox::environment`]): `HOME` and `TMPDIR` point at the first writable directory,
+/// so tools that honour them write where they may.
 pub(crate) fn start(
     mut command: Command,
     sandbox: &Sandbox,
@@ -119,8 +120,9 @@ pub(crate) fn start(
 ) -> io::Result<Running> {
     let ruleset = sandbox.ruleset(writable).map_err(io::Error::other)?;
     command.process_group(0);
+    command.env_clear();
     if let Some(dir) = writable.first() {
-        command.env("TMPDIR", dir);
+        command.envs(sandbox.environment(dir));
     }
     preexec::contain(&mut command, reaper::harness_pid(), ruleset);
     let child = reaper::spawn(command)?;

@@ -27,7 +27,17 @@ const DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full"];
 pub struct Sandbox {
     on: bool,
     hidden: Vec<PathBuf>,
+    /// Variables of the harness's environment passed on to validators beside the fixed
+    /// ones ([`PASSED_ENV`]); the rest of the environment is not.
+    passed_env: Vec<String>,
 }
+
+/// The variables of the harness's environment every validator gets (when set): what finds
+/// programs and reads text. Everything else (`$TMUX`, `$SSH_AUTH_SOCK`, `$DBUS_*`, tokens)
+/// is left out, so a validator reaches no socket or secret through its environment;
+/// `HOME` and `TMPDIR` are set to its own temporary directory, and `SOULCHECK_*` variables
+/// pass too. `--env NAME` passes more.
+pub const PASSED_ENV: &[&str] = &["PATH", "LANG", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TZ"];
 
 impl Default for Sandbox {
     fn default() -> Sandbox {
@@ -72,6 +82,7 @@ impl Sandbox {
         Sandbox {
             on: true,
             hidden: Vec::new(),
+            passed_env: Vec::new(),
         }
     }
 
@@ -80,6 +91,7 @@ impl Sandbox {
         Sandbox {
             on: false,
             hidden: Vec::new(),
+            passed_env: Vec::new(),
         }
     }
 
@@ -92,6 +104,30 @@ impl Sandbox {
         })?;
         self.hidden.push(resolved);
         Ok(self)
+    }
+
+    /// Also passes these variables of the harness's environment on to validators (the
+    /// environment is cleared whether the sandbox is on or not).
+    pub fn passing_env(mut self, names: &[String]) -> Sandbox {
+        self.passed_env.extend(names.iter().cloned());
+        self
+    }
+
+    /// The environment a validator starts with: the fixed variables, `SOULCHECK_*` and
+    /// the passed ones, each as the harness has it; `HOME` and `TMPDIR` are `home`.
+    pub fn environment(&self, home: &Path) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+        let mut environment: Vec<(std::ffi::OsString, std::ffi::OsString)> = std::env::vars_os()
+            .filter(|(name, _)| {
+                let name = name.to_string_lossy();
+                PASSED_ENV.contains(&name.as_ref())
+                    || name.starts_with("SOULCHECK_")
+                    || self.passed_env.iter().any(|passed| *passed == name)
+            })
+            .filter(|(name, _)| name != "HOME" && name != "TMPDIR")
+            .collect();
+        environment.push(("HOME".into(), home.into()));
+        environment.push(("TMPDIR".into(), home.into()));
+        environment
     }
 
     /// Whether validators are sandboxed: asked for, and supported by the kernel.

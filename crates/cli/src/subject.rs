@@ -49,6 +49,11 @@ pub struct ValidatorArgs {
     /// directory and hides the corpus from it (Linux Landlock).
     #[arg(long, requires = "validator")]
     pub no_sandbox: bool,
+    /// A variable of this environment to pass on to the validator (repeatable). A
+    /// validator gets PATH, LANG, LC_ALL, LC_CTYPE, LC_MESSAGES, TZ and SOULCHECK_*
+    /// variables, with HOME and TMPDIR set to its temporary directory, and nothing else.
+    #[arg(long = "env", value_name = "NAME", requires = "validator")]
+    pub env: Vec<String>,
     /// Bytes of each output stream read per case (reports keep the first 8 KiB of each
     /// as evidence).
     #[arg(long, default_value_t = 4 * 1024 * 1024)]
@@ -141,6 +146,11 @@ impl ValidatorArgs {
     /// The sandbox validators run in: writes confined to their temporary directories, and
     /// the corpus hidden when it is on disk (the built-in corpus is not on disk at all).
     fn sandbox(&self, store: &Store) -> Result<Sandbox> {
+        Ok(self.confinement(store)?.passing_env(&self.env))
+    }
+
+    /// [`ValidatorArgs::sandbox`] before the environment passed on.
+    fn confinement(&self, store: &Store) -> Result<Sandbox> {
         if self.is_reference() {
             return Ok(Sandbox::off());
         }

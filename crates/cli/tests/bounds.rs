@@ -707,3 +707,60 @@ fn a_killed_run_leaves_no_setsid_grandchild() {
         );
     }
 }
+
+/// Issue 37, item 3: a validator starts with a stated environment. The harness runs with a
+/// token, `$TMUX` and descriptor 7 open; the validator sees none of them, gets `HOME` and
+/// `TMPDIR` set to its own directory, and gets `PASSED_ON` only because `--env PASSED_ON`
+/// asks for it. The fixture rejects (so the run fails) on any other environment: without
+/// `--env` the same run fails.
+#[test]
+fn a_validator_gets_the_stated_environment_only() {
+    let setup = Setup::new();
+    let run = |pass: bool| {
+        let mut command = Command::new("bash");
+        command
+            .arg("-c")
+            .arg("exec 7</dev/null; exec \"$0\" \"$@\"")
+            .arg(env!("CARGO_BIN_EXE_soulcheck"))
+            .args(["run", "--quiet", "--jobs", "2", "--corpus"])
+            .arg(setup.corpus.path())
+            .arg("--validator")
+            .arg(format!("{} {{path}}", fixture("environment.sh").display()))
+            .arg("--report")
+            .arg(setup.report())
+            .env("TMPDIR", setup.tmp.path())
+            .env("LEAKED_TOKEN", "secret")
+            .env("TMUX", "/tmp/tmux-0/default,1,0")
+            .env("PASSED_ON", "yes");
+        if pass {
+            command.args(["--env", "PASSED_ON"]);
+        }
+        command.output().expect("soulcheck run")
+    };
+    // The small corpus here fails the self-check (so `run` exits 1 either way): judge the
+    // cases' results.
+    let results = || {
+        let report = std::fs::read_to_string(setup.report().join("report.jsonl")).expect("report");
+        let results: Vec<String> = report
+            .lines()
+            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+            .filter(|record| record["type"] == "case")
+            .map(|record| record["result"].as_str().unwrap_or_default().to_owned())
+            .collect();
+        (report, results)
+    };
+    run(true);
+    let (report, passed) = results();
+    assert_eq!(passed.len(), 8, "{report}");
+    assert!(passed.iter().all(|result| result == "pass"), "{report}");
+    run(false);
+    let (report, without) = results();
+    assert_eq!(without.len(), 8, "{report}");
+    assert!(
+        without.iter().all(|result| result == "wrong-verdict"),
+        "{report}"
+    );
+    // Only the missing variable is why: nothing else of the harness's environment leaked.
+    assert!(report.contains("environment: no-PASSED_ON"), "{report}");
+    assert!(!report.contains("LEAKED_TOKEN"), "{report}");
+}

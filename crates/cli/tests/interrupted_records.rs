@@ -95,6 +95,7 @@ fn interrupt_after(after: usize, signal: &str, code: i32) {
         .arg(format!("{} {{path}}", validator.display()))
         .arg("--report")
         .arg(&report)
+        .args(["--env", "MARKS"])
         .env("MARKS", &marks)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
