@@ -171,6 +171,49 @@ fn expectations_rejudge_and_reject_unknown_cases() {
     assert!(Expectations::load(&path, &corpus.cases).is_err());
 }
 
+/// Issue 37, item 7: untrusted text in JUnit (a skip reason, a crash message) is shown as
+/// the terminal shows it, so the file stays well-formed XML and carries no raw escape
+/// sequence, bidirectional override or noncharacter.
+#[test]
+fn junit_stays_well_formed_whatever_a_validator_says() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (corpus, _) = load(&dir.path().join("cases"));
+    let cases: Vec<_> = corpus.cases.iter().collect();
+    let hostile = "\u{1}\u{1b}[2J\u{202e}x\u{fffe}\u{ffff}\u{200f}";
+    let results = vec![
+        result(
+            &corpus,
+            "bom",
+            Judgement::Skipped {
+                reason: hostile.to_owned(),
+            },
+        ),
+        result(
+            &corpus,
+            "name-long",
+            Judgement::Crashed {
+                message: hostile.to_owned(),
+            },
+        ),
+        result(&corpus, "name-ok", Judgement::Pass),
+    ];
+    let xml = junit::render(&cases, &results);
+    let mut reader = quick_xml::Reader::from_str(&xml);
+    loop {
+        match reader.read_event() {
+            Ok(quick_xml::events::Event::Eof) => break,
+            Ok(_) => {}
+            Err(error) => panic!("not well-formed: {error}\n{xml}"),
+        }
+    }
+    for raw in [
+        '\u{1}', '\u{1b}', '\u{202e}', '\u{fffe}', '\u{ffff}', '\u{200f}',
+    ] {
+        assert!(!xml.contains(raw), "{raw:?} raw in {xml}");
+    }
+    assert!(xml.contains("\\x1b[2J\\u{202e}x\\u{fffe}"), "{xml}");
+}
+
 #[test]
 fn junit_markdown_badges_and_certificates() {
     let dir = tempfile::tempdir().expect("tempdir");

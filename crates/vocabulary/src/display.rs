@@ -9,11 +9,26 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 /// Whether `c` is shown as an escape: every control character (C0 but tab and line feed,
-/// DEL, C1, which holds the 8-bit CSI), and the bidirectional embeddings, overrides and
-/// isolates, which reorder what follows them on screen.
-fn hidden(c: char) -> bool {
+/// DEL, C1, which holds the 8-bit CSI); the bidirectional embeddings, overrides, isolates
+/// and marks (LRM, RLM, ALM), which reorder what follows them on screen; the zero-width
+/// characters and the word joiner family, which hide a difference between two names; the
+/// line and paragraph separators, which break a line where a reader sees none; and the
+/// noncharacters U+FFFE and U+FFFF, which no well-formed XML holds.
+pub fn hidden(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t')
-        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        || matches!(
+            c,
+            '\u{202a}'..='\u{202e}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{061c}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{feff}'
+                | '\u{fffe}'
+                | '\u{ffff}'
+        )
 }
 
 /// `text` with every character [`hidden`] selects written as an escape (`\x1b`, `\r`,
@@ -65,6 +80,11 @@ mod tests {
         );
         assert!(!shown.chars().any(hidden));
         assert!(matches!(visible("plain\ttext\nline é"), Cow::Borrowed(_)));
+        // Marks that reorder or hide text, separators that break lines, noncharacters.
+        assert_eq!(
+            visible("a\u{200e}b\u{200f}c\u{61c}d\u{200b}e\u{2028}f\u{feff}g\u{ffff}"),
+            "a\\u{200e}b\\u{200f}c\\u{61c}d\\u{200b}e\\u{2028}f\\u{feff}g\\u{ffff}"
+        );
         assert_eq!(
             visible_line("name\n## forged\u{1b}"),
             "name\\n## forged\\x1b"

@@ -1120,6 +1120,9 @@ fn size(bytes: usize) -> String {
 
 /// Text made safe for an HTML text node or a double-quoted attribute value.
 pub fn escape(text: &str) -> String {
+    // Shown as the terminal shows it first: no escape sequence, bidirectional or
+    // zero-width mark reaches the page raw (`\u{202e}`, `\x1b` instead).
+    let text = soulcheck_vocabulary::display::visible(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

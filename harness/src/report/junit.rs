@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use quick_xml::escape::escape;
+use soulcheck_vocabulary::display::visible;
 
 use crate::corpus::Case;
 use crate::runner::{CaseResult, Judgement};
@@ -59,16 +60,15 @@ pub fn render(cases: &[&Case], results: &[CaseResult]) -> String {
             let _ = write!(
                 xml,
                 "    <testcase classname=\"soulcheck.{format}\" name=\"{}\" time=\"{:.3}\"",
-                escape(case.id.as_str()),
+                text(case.id.as_str()),
                 result.duration.as_secs_f64()
             );
-            let message = escape(result.judgement.name()).into_owned();
-            let body = escape(strip_controls(&format!(
+            let message = text(result.judgement.name());
+            let body = text(&format!(
                 "{}\n{}",
                 case.description,
                 result.judgement.explain()
-            )))
-            .into_owned();
+            ));
             xml.push_str(">\n");
             let _ = writeln!(
                 xml,
@@ -81,7 +81,7 @@ pub fn render(cases: &[&Case], results: &[CaseResult]) -> String {
                     let _ = writeln!(
                         xml,
                         "      <skipped message=\"{}\"/>",
-                        escape(reason.as_str())
+                        text(reason.as_str())
                     );
                 }
                 Judgement::ExpectedFailure { .. } => {
@@ -112,11 +112,7 @@ pub fn render(cases: &[&Case], results: &[CaseResult]) -> String {
                         } else {
                             ""
                         };
-                        let _ = writeln!(
-                            xml,
-                            "      <{tag}>{}{cut}</{tag}>",
-                            escape(strip_controls(&stream.text).as_str())
-                        );
+                        let _ = writeln!(xml, "      <{tag}>{}{cut}</{tag}>", text(&stream.text));
                     }
                 }
             }
@@ -128,15 +124,10 @@ pub fn render(cases: &[&Case], results: &[CaseResult]) -> String {
     xml
 }
 
-/// XML 1.0 cannot carry most control characters even escaped; a validator may print any.
-fn strip_controls(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() && !matches!(c, '\n' | '\t' | '\r') {
-                '\u{fffd}'
-            } else {
-                c
-            }
-        })
-        .collect()
+/// Untrusted text (a validator's output, a skip reason, a case's strings) as XML content
+/// or attribute value: shown as the terminal shows it ([`visible`]: control characters,
+/// bidirectional and zero-width marks and the noncharacters U+FFFE and U+FFFF written as
+/// escapes, which XML 1.0 could not carry even escaped), then escaped for XML.
+fn text(text: &str) -> String {
+    escape(visible(text).as_ref()).into_owned()
 }
