@@ -79,8 +79,35 @@ impl LoadError {
 
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.message)
+        // A corpus (and its directory names) is untrusted: a name holding an escape
+        // sequence or a line break is shown escaped, on one line.
+        use soulcheck_vocabulary::display::{visible, visible_line};
+        write!(
+            f,
+            "{}: {}",
+            visible_line(&self.path.display().to_string()),
+            visible(&self.message)
+        )
     }
 }
 
 impl std::error::Error for LoadError {}
+
+#[cfg(test)]
+mod load_error_tests {
+    use super::*;
+
+    #[test]
+    fn a_hostile_directory_name_is_shown_escaped() {
+        let error = LoadError {
+            path: std::path::PathBuf::from("cases/soul-kit/x\u{1b}]0;pwned\u{7}\nforged"),
+            message: "bad \u{202e}case".to_owned(),
+        };
+        let shown = error.to_string();
+        assert!(
+            !shown.contains(['\u{1b}', '\u{7}', '\n', '\u{202e}']),
+            "{shown}"
+        );
+        assert!(shown.contains("x\\x1b]0;pwned\\x07\\nforged"), "{shown}");
+    }
+}

@@ -3,6 +3,7 @@
 //! it. A setup error ends a run with exit code 2 instead of failing every case as a
 //! crash, which would look like a validator problem when it is a typing problem.
 
+use soulcheck_vocabulary::display::visible;
 use std::fmt;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
@@ -64,10 +65,13 @@ impl fmt::Display for SetupError {
                 path.display(),
                 path.display()
             ),
-            SetupError::Invalid { message } => f.write_str(message),
-            SetupError::DidNotStart { message } => {
-                write!(f, "the persistent validator did not start: {message}")
-            }
+            SetupError::Invalid { message } => f.write_str(&visible(message)),
+            // The message quotes what the validator printed: shown escaped.
+            SetupError::DidNotStart { message } => write!(
+                f,
+                "the persistent validator did not start: {}",
+                visible(message)
+            ),
         }
     }
 }
