@@ -98,7 +98,7 @@ impl Catalogue {
                     ))
                 }
             }
-            let text = store.read_to_string(&relative)?;
+            let text = store.read_toml(&relative)?;
             let file = RulesFile::parse(&text)
                 .map_err(|error| LoadError::invalid(&path, error.to_string()))?;
             if file.format != format {

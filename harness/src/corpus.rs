@@ -479,7 +479,7 @@ impl Case {
             ));
         }
         let path = dir.display("case.toml");
-        let text = dir.store.read_to_string(&dir.path("case.toml"))?;
+        let text = dir.store.read_toml(&dir.path("case.toml"))?;
         let file: CaseFile =
             toml::from_str(&text).map_err(|error| LoadError::invalid(&path, error.to_string()))?;
 

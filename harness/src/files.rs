@@ -26,6 +26,11 @@ use crate::LoadError;
 /// The largest committed file is a few KiB; generated inputs come from recipes.
 pub const MAX_CORPUS_FILE: usize = 64 * 1024 * 1024;
 
+/// Bytes of a corpus's TOML file (a `case.toml`, a `rules.toml`). Parsed into tables, TOML
+/// costs tens of bytes of memory per byte (a 60 MB `case.toml` took 3.2 GB), so it gets a
+/// cap of its own: the largest committed one (a catalogue) is about 52 KiB.
+pub const MAX_TOML_FILE: usize = 1024 * 1024;
+
 /// Bytes of a small configuration file the user names: a mapping, an expectations file.
 pub const MAX_CONFIG_FILE: usize = 4 * 1024 * 1024;
 

@@ -91,16 +91,27 @@ impl Store {
 
     /// The bytes of a file.
     pub fn read(&self, relative: &Path) -> Result<Cow<'static, [u8]>, LoadError> {
+        self.read_capped(relative, files::MAX_CORPUS_FILE)
+    }
+
+    /// The bytes of a file of at most `cap` bytes (a file on disk past it is refused).
+    fn read_capped(&self, relative: &Path, cap: usize) -> Result<Cow<'static, [u8]>, LoadError> {
         match self {
             // Through the one bounded reader: a regular file inside the root only.
-            Store::Disk(root) => {
-                files::read_in(root, relative, files::MAX_CORPUS_FILE).map(Cow::Owned)
-            }
+            Store::Disk(root) => files::read_in(root, relative, cap).map(Cow::Owned),
             Store::Embedded(dir) => match index(dir).get(relative) {
                 Some(DirEntry::File(file)) => Ok(Cow::Borrowed(file.contents())),
                 _ => Err(LoadError::invalid(&self.display(relative), "no such file")),
             },
         }
+    }
+
+    /// The text of a corpus TOML file (`case.toml`, `rules.toml`), at most
+    /// [`files::MAX_TOML_FILE`] bytes, which must be UTF-8.
+    pub fn read_toml(&self, relative: &Path) -> Result<String, LoadError> {
+        let bytes = self.read_capped(relative, files::MAX_TOML_FILE)?;
+        String::from_utf8(bytes.into_owned())
+            .map_err(|_| LoadError::invalid(&self.display(relative), "not UTF-8"))
     }
 
     /// The text of a file, which must be UTF-8.

@@ -25,7 +25,7 @@
 //! An entry with `repeat = N` stands for N entries whose paths replace `{n}` with 1 to N
 //! (`path = "references/f{n}.md"`), for trees at an entry bound; a tree describes at
 //! most [`MAX_DESCRIBED_ENTRIES`] entries in all, and a repeated file takes `content`
-//! only, never a recipe, so a description stays a bounded multiple of its size.
+//! only, never a recipe; the files a tree makes hold at most [`MAX_TREE_BYTES`] in all.
 //!
 //! A `file` entry takes its bytes from `content` (UTF-8 text, default empty) or from a
 //! `recipe` (`{ template, placeholder, unit, count | total_bytes }`, as for document
@@ -71,6 +71,12 @@ const RESERVED_OUTSIDE: &[&str] = &["case.json", DECOYS];
 /// Most entries one tree may describe, repeats expanded: a little past the largest entry
 /// bound a format has (10,000), so bound cases fit and no description can ask for more.
 pub const MAX_DESCRIBED_ENTRIES: usize = 20_000;
+
+/// Bytes the files a tree's entries describe may hold in all, counted as they are made
+/// (a base directory is copied as it is). A repeated entry's content and each recipe are
+/// bounded alone, but 20,000 copies of a large content, or many recipes, are not: a
+/// 20 KB `case.toml` exported 1.3 GB. The largest tree of the corpus holds a few MiB.
+pub const MAX_TREE_BYTES: usize = 64 * 1024 * 1024;
 
 /// The directory beside a run's tree root where absolute symlink targets lead.
 pub const DECOYS: &str = "soulcheck-host";
@@ -367,11 +373,12 @@ fn build(
         None => std::fs::create_dir(&root).map_err(|source| LoadError::io(&root, source))?,
     }
     let decoys = decoys.then_some(into);
+    let mut budget = MAX_TREE_BYTES;
     for entry in spec.expanded() {
-        create_entry(case_dir, &root, &entry, decoys)?;
+        create_entry(case_dir, &root, &entry, decoys, &mut budget)?;
     }
     for entry in &spec.outside {
-        create_entry(case_dir, into, entry, decoys)?;
+        create_entry(case_dir, into, entry, decoys, &mut budget)?;
     }
     Ok(root)
 }
@@ -413,12 +420,14 @@ fn decoy(into: &Path, target: &str) -> Result<PathBuf, LoadError> {
 /// Creates one described entry under `base`. Missing ancestors are created as
 /// directories; an existing ancestor must be a real directory (a symlink is refused, so
 /// nothing is ever written through one), and the entry itself must not exist yet.
-/// With `decoys`, an absolute symlink target leads to a decoy below that directory.
+/// With `decoys`, an absolute symlink target leads to a decoy below that directory. A file
+/// takes its bytes from `budget` ([`MAX_TREE_BYTES`] per tree), and one past it is not made.
 fn create_entry(
     case_dir: &StoreDir,
     base: &Path,
     entry: &TreeEntry,
     decoys: Option<&Path>,
+    budget: &mut usize,
 ) -> Result<(), LoadError> {
     let segments = check_relative_path(&entry.path)
         .ok_or_else(|| LoadError::invalid(base, format!("unsafe tree path `{}`", entry.path)))?;
@@ -455,6 +464,12 @@ fn create_entry(
                 (Some(content), None) => content.as_bytes().to_vec(),
                 (None, None) => Vec::new(),
             };
+            *budget = budget.checked_sub(bytes.len()).ok_or_else(|| {
+                LoadError::invalid(
+                    &path,
+                    format!("the tree's files hold more than {MAX_TREE_BYTES} bytes in all"),
+                )
+            })?;
             // `create_new` refuses an existing path, a dangling symlink included.
             let mut file = OpenOptions::new()
                 .write(true)
@@ -696,5 +711,32 @@ mod tests {
         assert!(root.parent().unwrap().join("decoy.txt").is_file());
         drop(tree);
         assert!(!root.exists());
+    }
+
+    /// Issue 37, item 5: a small description cannot make a large tree. 10,000 copies of a
+    /// 16 KiB content (a `case.toml` of 16 KiB) would be 160 MiB: the build stops at
+    /// [`MAX_TREE_BYTES`], having written no more than that.
+    #[test]
+    fn a_tree_holds_at_most_its_byte_budget() {
+        let case_dir = tempfile::tempdir().unwrap();
+        let into = tempfile::tempdir().unwrap();
+        let spec = TreeSpec {
+            name: "bundle".to_owned(),
+            base: None,
+            entries: vec![TreeEntry {
+                repeat: Some(10_000),
+                content: Some("x".repeat(16 * 1024)),
+                ..entry("r/f{n}.md", EntryKind::File)
+            }],
+            outside: Vec::new(),
+        };
+        let error = materialise(&disk(case_dir.path()), &spec, into.path()).unwrap_err();
+        assert!(error.message.contains("more than"), "{error}");
+        let written: u64 = std::fs::read_dir(into.path().join("bundle/r"))
+            .unwrap()
+            .map(|entry| entry.unwrap().metadata().unwrap().len())
+            .sum();
+        assert!(written <= MAX_TREE_BYTES as u64, "{written}");
+        assert!(written + 16 * 1024 > MAX_TREE_BYTES as u64, "{written}");
     }
 }

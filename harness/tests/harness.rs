@@ -30,6 +30,38 @@ fn a_good_corpus_passes_the_self_check() {
     assert_eq!(problems(dir.path()), Vec::<String>::new());
 }
 
+/// Issue 37, item 5: a corpus's TOML files have a cap of their own (1 MiB), checked on
+/// the opened file: a 2 MiB `case.toml` or `rules.toml` is refused before it is parsed
+/// (a 60 MB `case.toml` took 3.2 GB to load), with the file named.
+#[test]
+fn an_oversized_corpus_toml_is_refused_unparsed() {
+    let padding = format!("# {}\n", "x".repeat(2 * 1024 * 1024));
+    for (file, base) in [
+        (
+            "soul-kit/name-ok/case.toml",
+            "description = \"x\"\nrules = [\"soul-kit.name.length\"]\nverdict = \"accept\"\ninput = \"input.soulkit.json\"\n",
+        ),
+        (
+            "soul-kit/rules.toml",
+            "format = \"soul-kit\"\nspec = \"Soul Kit\"\n",
+        ),
+    ] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        good_corpus(dir.path());
+        write(dir.path(), file, &format!("{base}{padding}"));
+        let error = if file.ends_with("rules.toml") {
+            Catalogue::load(dir.path()).map(|_| ()).expect_err("refused")
+        } else {
+            Corpus::load(dir.path()).map(|_| ()).expect_err("refused")
+        };
+        assert!(error.path.ends_with(file), "{error}");
+        assert!(
+            error.message.contains("more than the 1048576 bytes"),
+            "{error}"
+        );
+    }
+}
+
 #[test]
 fn the_self_check_catches_each_defect() {
     let defects: &[(&str, &str, &str)] = &[
