@@ -497,6 +497,55 @@ fn a_persistent_validator_cannot_redirect_the_trees_it_races() {
     assert!(written.is_empty(), "the harness wrote outside: {written:?}");
 }
 
+/// Issue 37, item 4: a report read back costs a stated constant per byte, whatever its
+/// records hold. 32 MiB of records whose `actual` is an array of a million `1`s, or whose
+/// `rules` are a million one-letter strings, are read by `Log::read` (what `diff`, `report
+/// html` and `report scoreboard` do) with a peak RSS growth of at most 24 bytes per report
+/// byte. Before, `actual` was parsed into a tree of values: 37 bytes per byte.
+#[test]
+fn reports_read_back_cost_a_constant_per_byte() {
+    let _serial = serial();
+    let header = r#"{"type":"header","soulcheck_version":"0","corpus_hash":"sha256:x","cases":1,"mode":"per-case","implementation":{"name":"x"},"settings":{},"started_at":"2026-01-01T00:00:00Z"}"#;
+    let dir = tempfile::tempdir().expect("dir");
+    let size = 32 * 1024 * 1024;
+    for (shape, member) in [
+        ("actual", format!(r#""actual":[{}1]"#, "1,".repeat(1 << 20))),
+        (
+            "rules",
+            format!(r#""rules":[{}"a"]"#, "\"a\",".repeat(1 << 20)),
+        ),
+    ] {
+        let rules = if shape == "rules" {
+            ""
+        } else {
+            r#""rules":[],"#
+        };
+        let mut text = format!("{header}\n");
+        let mut index = 0;
+        while text.len() < size {
+            text.push_str(&format!(
+                r#"{{"type":"case","name":"soul-kit/c{index}","id":"c{index}","format":"soul-kit","operation":"validate",{rules}"expected_verdict":"accept","expected_diagnostics":[],"result":"pass","duration_ms":1,{member}}}"#
+            ));
+            text.push('\n');
+            index += 1;
+        }
+        let path = dir.path().join(format!("{shape}.jsonl"));
+        std::fs::write(&path, &text).expect("write");
+        let before = rss();
+        reset_peak_rss();
+        let log = soulcheck_harness::report::jsonl::Log::read(&path).expect("read");
+        let grown = peak_rss().saturating_sub(before);
+        assert_eq!(log.records.len(), index, "{shape}");
+        drop(log);
+        assert!(
+            grown <= 24 * text.len() as u64,
+            "{shape}: {} bytes read back took {grown} bytes",
+            text.len()
+        );
+        eprintln!("{shape}: {} bytes, peak growth {grown}", text.len());
+    }
+}
+
 /// Item 11, the decoys themselves: an absolute symlink still points out of the tree, at
 /// a decoy of the same kind inside the case's own directory.
 #[test]

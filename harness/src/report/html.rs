@@ -631,8 +631,8 @@ fn case_summary(row: &CaseRow, runs: &[Run]) -> String {
     for (index, record) in row.records.iter().enumerate() {
         let result = record.map_or("not-run", |record| record.result.as_str());
         let _ = write!(out, " data-r{index}=\"{}\"", escape(result));
-        if let Some(verdict) = record.and_then(|record| actual_verdict(record)) {
-            let _ = write!(out, " data-v{index}=\"{}\"", escape(verdict));
+        if let Some(verdict) = record.and_then(Record::actual_verdict) {
+            let _ = write!(out, " data-v{index}=\"{}\"", escape(&verdict));
         }
     }
     // What is expected, per profile among the runs: the profiles may disagree.
@@ -779,12 +779,12 @@ fn answer(out: &mut String, record: &Record, limits: &Limits) {
             None,
         );
     }
-    if let Some(actual) = &record.actual {
-        if let Some(verdict) = actual_verdict(record) {
+    if let Some(actual) = record.actual_value() {
+        if let Some(verdict) = record.actual_verdict() {
             let _ = write!(
                 out,
                 "<p>verdict given: <strong>{}</strong></p>",
-                escape(verdict)
+                escape(&verdict)
             );
         }
         if let Some(value) = actual.get("value").filter(|value| !value.is_null()) {
@@ -1047,14 +1047,6 @@ fn walk(out: &mut String, base: &Path, dir: &Path, remaining: &mut usize) {
             );
         }
     }
-}
-
-fn actual_verdict(record: &Record) -> Option<&str> {
-    record
-        .actual
-        .as_ref()
-        .and_then(|actual| actual.get("verdict"))
-        .and_then(|verdict| verdict.as_str())
 }
 
 /// The CSS class of a result: green, amber or red.

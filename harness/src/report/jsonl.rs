@@ -65,9 +65,12 @@ pub struct Record {
     pub expected_verdict: String,
     /// Expected diagnostics in the run's profile.
     pub expected_diagnostics: Vec<ExpectedDiagnostic>,
-    /// What the validator said, when it said anything judgeable.
+    /// What the validator said, when it said anything judgeable, kept as the JSON text it
+    /// was written as: read back, a report costs that text, not a tree of values (an
+    /// `actual` of a million tiny items took tens of bytes per byte parsed). Read its parts
+    /// with [`Record::actual_verdict`] and [`Record::actual_value`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub actual: Option<serde_json::Value>,
+    pub actual: Option<Actual>,
     /// The judgement's name (`pass`, `wrong-verdict`, `crash`, ...).
     pub result: String,
     /// The judgement explained (expected vs actual, the crash message with a stderr
@@ -99,7 +102,14 @@ pub struct Footer {
     pub summary: Tally,
 }
 
-#[derive(Serialize, Deserialize)]
+/// A line's `type`, read without building the rest of the line.
+#[derive(Deserialize)]
+struct Kind {
+    #[serde(rename = "type")]
+    kind: String,
+}
+
+#[derive(Serialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 enum Line {
     Header(Box<Header>),
@@ -145,8 +155,41 @@ impl Record {
     }
 }
 
-fn observation_json(observation: &Observation) -> serde_json::Value {
-    serde_json::to_value(observation).unwrap_or_default()
+fn observation_json(observation: &Observation) -> Actual {
+    Actual(
+        serde_json::value::to_raw_value(observation)
+            .unwrap_or_else(|_| serde_json::value::RawValue::NULL.to_owned()),
+    )
+}
+
+/// A record's `actual`: JSON text, compared as text.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Actual(pub Box<serde_json::value::RawValue>);
+
+impl PartialEq for Actual {
+    fn eq(&self, other: &Actual) -> bool {
+        self.0.get() == other.0.get()
+    }
+}
+
+impl Record {
+    /// The verdict the validator gave, read from `actual` without building the rest.
+    pub fn actual_verdict(&self) -> Option<String> {
+        #[derive(Deserialize)]
+        struct Verdict {
+            verdict: Option<String>,
+        }
+        let actual = self.actual.as_ref()?;
+        serde_json::from_str::<Verdict>(actual.0.get())
+            .ok()?
+            .verdict
+    }
+
+    /// `actual` as a JSON value, parsed now (one record at a time, for showing it).
+    pub fn actual_value(&self) -> Option<serde_json::Value> {
+        serde_json::from_str(self.actual.as_ref()?.0.get()).ok()
+    }
 }
 
 /// A JSON Lines file written as a command goes, one line per record; safe to share
@@ -288,13 +331,27 @@ impl Log {
             if line.trim().is_empty() {
                 continue;
             }
-            let parsed: Line = serde_json::from_str(&line).map_err(|error| {
+            // The line's type first, then the line read straight into its type: an
+            // internally tagged enum would buffer the whole line as a tree of values
+            // before choosing (tens of bytes per byte), and cannot keep `actual` as text.
+            let invalid = |error: serde_json::Error| {
                 LoadError::invalid(path, format!("line {}: {error}", number + 1))
-            })?;
-            match parsed {
-                Line::Header(found) => header = Some(*found),
-                Line::Case(record) => records.push(*record),
-                Line::Footer(found) => footer = Some(found),
+            };
+            let kind: Kind = serde_json::from_str(&line).map_err(invalid)?;
+            match kind.kind.as_str() {
+                "header" => header = Some(serde_json::from_str(&line).map_err(invalid)?),
+                "case" => records.push(serde_json::from_str(&line).map_err(invalid)?),
+                "footer" => footer = Some(serde_json::from_str(&line).map_err(invalid)?),
+                other => {
+                    return Err(LoadError::invalid(
+                        path,
+                        format!(
+                            "line {}: unknown line type {:?}",
+                            number + 1,
+                            soulcheck_vocabulary::display::visible_line(other)
+                        ),
+                    ))
+                }
             }
         }
         let header = header.ok_or_else(|| LoadError::invalid(path, "no header line"))?;

@@ -105,12 +105,8 @@ pub fn render(comparison: &Comparison, catalogue: &Catalogue) -> String {
             .values()
             .filter(|record| record.result != "pass")
             .map(|record| {
-                let got = record
-                    .actual
-                    .as_ref()
-                    .and_then(|actual| actual.get("verdict"))
-                    .and_then(|verdict| verdict.as_str());
-                match got {
+                let got = record.actual_verdict();
+                match got.as_deref() {
                     // The verdicts alone: an explanation may quote a temporary path.
                     Some(got) if record.operation == "validate" => format!(
                         "- `{}`: {} (expected {}, got {got})",
