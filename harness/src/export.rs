@@ -20,6 +20,24 @@ use crate::corpus::{Corpus, InputSource};
 use crate::tree;
 use crate::LoadError;
 
+/// Bytes an export writes of inputs, in all: some twenty times this corpus's own (about
+/// 230 MB), so a hostile corpus of many small cases whose recipes each expand to their cap
+/// cannot fill a disk.
+pub const MAX_EXPORT_BYTES: usize = 4 * 1024 * 1024 * 1024;
+
+/// `written` plus `more`, or an error naming the case past [`MAX_EXPORT_BYTES`].
+fn spend(written: usize, more: usize, case_dir: &Path) -> Result<usize, LoadError> {
+    written
+        .checked_add(more)
+        .filter(|total| *total <= MAX_EXPORT_BYTES)
+        .ok_or_else(|| {
+            LoadError::invalid(
+                case_dir,
+                format!("the export's inputs would hold more than {MAX_EXPORT_BYTES} bytes"),
+            )
+        })
+}
+
 /// Writes every case of `corpus` (filter its `cases` to export some) to `dir/<format>/<case-id>/` (the input under its own name plus
 /// `case.json`), each format's rules to `dir/<format>/rules.json`, and an index of all
 /// cases to `dir/index.json`. `dir` must not exist yet or be empty, so an export never
@@ -35,6 +53,10 @@ pub fn export(corpus: &Corpus, catalogue: &Catalogue, dir: &Path) -> Result<usiz
         }
     }
     let mut index = Vec::new();
+    // Bytes the cases' recipes and tree descriptions expand to, in all: each case is
+    // bounded (a recipe 64 MiB, a tree 64 MiB), but a small corpus of many such cases is
+    // not, so the export stops past MAX_EXPORT_BYTES.
+    let mut written: usize = 0;
     for case in &corpus.cases {
         let case_dir = dir.join(case.format.name()).join(&case.id);
         std::fs::create_dir_all(&case_dir).map_err(|source| LoadError::io(&case_dir, source))?;
@@ -42,11 +64,13 @@ pub fn export(corpus: &Corpus, catalogue: &Catalogue, dir: &Path) -> Result<usiz
             None => {
                 // Confined to the case's directory, whatever name a corpus gave.
                 let target = crate::files::confine(&case_dir, Path::new(case.input_name()))?;
-                std::fs::write(&target, case.input_bytes()?)
-                    .map_err(|source| LoadError::io(&target, source))?;
+                let bytes = case.input_bytes()?;
+                written = spend(written, bytes.len(), &case_dir)?;
+                std::fs::write(&target, bytes).map_err(|source| LoadError::io(&target, source))?;
             }
             Some(spec) => {
-                tree::materialise(&case.dir, &spec, &case_dir)?;
+                let (_, bytes) = tree::materialise(&case.dir, &spec, &case_dir)?;
+                written = spend(written, bytes, &case_dir)?;
             }
         }
         let mut metadata = json!({

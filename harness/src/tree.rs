@@ -345,18 +345,19 @@ pub struct Materialised {
 pub fn materialise_temp(case_dir: &StoreDir, spec: &TreeSpec) -> Result<Materialised, LoadError> {
     let dir = crate::scratch::case_dir("tree-")
         .map_err(|source| LoadError::io(&std::env::temp_dir(), source))?;
-    let root = build(case_dir, spec, dir.path(), true)?;
+    let (root, _) = build(case_dir, spec, dir.path(), true)?;
     Ok(Materialised { _dir: dir, root })
 }
 
 /// Materialises a case's tree under `into` (which the caller owns; it must exist):
 /// the root `into/<name>` with the base copied and the entries created, and the outside
-/// entries beside it. Returns the root. Never writes outside `into`.
+/// entries beside it. Returns the root and the bytes the described files hold (the base is
+/// the corpus's own files, copied). Never writes outside `into`.
 pub fn materialise(
     case_dir: &StoreDir,
     spec: &TreeSpec,
     into: &Path,
-) -> Result<PathBuf, LoadError> {
+) -> Result<(PathBuf, usize), LoadError> {
     build(case_dir, spec, into, false)
 }
 
@@ -366,7 +367,7 @@ fn build(
     spec: &TreeSpec,
     into: &Path,
     decoys: bool,
-) -> Result<PathBuf, LoadError> {
+) -> Result<(PathBuf, usize), LoadError> {
     let root = into.join(&spec.name);
     match &spec.base {
         Some(base) => copy_tree(&case_dir.store, &case_dir.path(base), &root)?,
@@ -380,7 +381,7 @@ fn build(
     for entry in &spec.outside {
         create_entry(case_dir, into, entry, decoys, &mut budget)?;
     }
-    Ok(root)
+    Ok((root, MAX_TREE_BYTES - budget))
 }
 
 /// Where an absolute symlink target leads in a run: a decoy below `into`, made in the
