@@ -91,8 +91,29 @@ pub fn open_regular(path: &Path) -> Result<(File, Metadata), OpenError> {
 
 /// Reads the regular file at `path`, refusing it when it holds more than `cap` bytes.
 pub fn read(path: &Path, cap: usize) -> Result<Vec<u8>, LoadError> {
+    read_within(path, cap, None)
+}
+
+/// [`read`]; with `inside`, the file opened must also lie inside that (resolved)
+/// directory, judged on the opened descriptor, so a path checked by [`confine`] and then
+/// swapped for a symlink before the open is refused rather than followed out.
+fn read_within(path: &Path, cap: usize, inside: Option<&Path>) -> Result<Vec<u8>, LoadError> {
     let (file, opened) =
         open_regular(path).map_err(|error| LoadError::invalid(path, error.to_string()))?;
+    if let Some(base) = inside {
+        if let Some(actual) = opened_path(&file) {
+            if !actual.starts_with(base) {
+                return Err(LoadError::invalid(
+                    path,
+                    format!(
+                        "was replaced while opened: the file opened is {}, outside {}",
+                        actual.display(),
+                        base.display()
+                    ),
+                ));
+            }
+        }
+    }
     if opened.len() > cap as u64 {
         return Err(too_large(path, cap, opened.len()));
     }
@@ -114,9 +135,29 @@ pub fn read_string(path: &Path, cap: usize) -> Result<String, LoadError> {
     String::from_utf8(read(path, cap)?).map_err(|_| LoadError::invalid(path, "not UTF-8"))
 }
 
-/// Reads `relative` under `root` as [`read`] does, once [`confine`] has checked it.
+/// Reads `relative` under `root` as [`read`] does, once [`confine`] has checked it; the
+/// file actually opened is checked again to lie inside `root`.
 pub fn read_in(root: &Path, relative: &Path, cap: usize) -> Result<Vec<u8>, LoadError> {
-    read(&confine(root, relative)?, cap)
+    let path = confine(root, relative)?;
+    let base = root
+        .canonicalize()
+        .map_err(|source| LoadError::io(root, source))?;
+    read_within(&path, cap, Some(&base))
+}
+
+/// Where an open file is, as the kernel resolved it (Linux `/proc/self/fd`); `None` where
+/// that cannot be told (then only [`confine`]'s check before the open stands).
+fn opened_path(file: &File) -> Option<PathBuf> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd as _;
+        std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())).ok()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = file;
+        None
+    }
 }
 
 /// Whether `relative` is a path that stays where it is joined: not empty, relative, and
@@ -224,6 +265,31 @@ fn open_nonblocking(path: &Path) -> io::Result<File> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 37, item 5: the file a confined read opens is judged on the descriptor. A
+    /// path that `confine` passed and that now leads elsewhere (a symlink swapped in
+    /// between, which needs write access to the corpus) is refused, not read; here the
+    /// swap is stood in for by asking for a file outside the directory it must lie in.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_file_opened_outside_its_root_is_refused() {
+        let root = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let secret = outside.path().join("secret");
+        std::fs::write(&secret, "secret").unwrap();
+        let base = root.path().canonicalize().unwrap();
+        let error = read_within(&secret, 64, Some(&base)).unwrap_err();
+        assert!(
+            error.message.contains("was replaced while opened"),
+            "{error}"
+        );
+        // Inside, the same read succeeds.
+        std::fs::write(root.path().join("case.toml"), "x").unwrap();
+        assert_eq!(
+            read_in(root.path(), Path::new("case.toml"), 64).unwrap(),
+            b"x"
+        );
+    }
 
     #[test]
     fn reads_regular_files_within_the_cap_only() {
