@@ -4,7 +4,10 @@
 //! caller's hook runs (the command line marks its report interrupted), the scratch
 //! directory with every case's temporary files is removed ([`crate::scratch::close`]),
 //! and the process exits with 128 plus the signal's number (130 for `SIGINT`, 143 for
-//! `SIGTERM`, 129 for `SIGHUP`), as a shell reports a death by that signal.
+//! `SIGTERM`, 129 for `SIGHUP`), as a shell reports a death by that signal. The first
+//! signal read decides the code; later ones are caught and change nothing. Signals that
+//! arrive together, before any is read, come out of `signal-hook`'s pending set in
+//! number order (`SIGHUP`, `SIGINT`, `SIGTERM`).
 //!
 //! `SIGKILL` cannot be caught: then each validator dies by its parent-death signal, and
 //! everything it started with it, its PID namespace emptied by the kernel where the

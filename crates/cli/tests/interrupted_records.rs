@@ -62,8 +62,9 @@ fn marked(marks: &Path, kind: &str) -> BTreeSet<String> {
 }
 
 /// One interrupted run: `signal` (`INT`, `TERM`, `HUP`) once `after` validators have
-/// started; the run exits with 128 plus the signal's number, `code`.
-fn interrupt_after(after: usize, signal: &str, code: i32) {
+/// started, and `then` a moment later if given; the run exits with 128 plus the first
+/// signal's number, `code`, whatever comes after it.
+fn interrupt_after(after: usize, signal: &str, then: Option<&str>, code: i32) {
     let work = tempfile::tempdir().expect("work");
     let root = work.path();
     corpus(&root.join("corpus"));
@@ -115,6 +116,16 @@ fn interrupt_after(after: usize, signal: &str, code: i32) {
         .status()
         .expect("kill");
     assert!(kill.success());
+    if let Some(second) = then {
+        // The first signal has been read by then; the run may already have exited, so
+        // the second `kill` may find no process.
+        std::thread::sleep(Duration::from_millis(200));
+        let _ = Command::new("kill")
+            .arg(format!("-{second}"))
+            .arg(run.id().to_string())
+            .stderr(Stdio::null())
+            .status();
+    }
     let status = run.wait().expect("wait");
     assert_eq!(status.code(), Some(code), "SIG{signal} after {after}");
 
@@ -174,6 +185,15 @@ fn an_interrupted_report_records_exactly_the_cases_that_started() {
     // Early (the first two running), in the middle, and late; by each signal that ends
     // a run cleanly.
     for (after, signal, code) in [(1, "INT", 130), (4, "TERM", 143), (8, "HUP", 129)] {
-        interrupt_after(after, signal, code);
+        interrupt_after(after, signal, None, code);
     }
+}
+
+/// Issue 37, item 8: the first signal read decides the exit code; one that comes while
+/// the run is ending changes nothing (`SIGTERM` then `SIGINT` exits 143, and the other way
+/// round 130).
+#[test]
+fn a_second_signal_does_not_change_the_exit_code() {
+    interrupt_after(2, "TERM", Some("INT"), 143);
+    interrupt_after(2, "INT", Some("TERM"), 130);
 }
