@@ -180,6 +180,9 @@ impl Validator for CommandValidator {
         if let Input::Tree { root } = request.input {
             writable.extend(root.parent());
         }
+        // The case's time runs from here: the validator's, and then the time its output
+        // takes to read (crash patterns, the mapping), count against `--timeout` together.
+        let started = std::time::Instant::now();
         let finished = match process::run(command, stdin, self.limits, &self.sandbox, &writable) {
             Ok(finished) => finished,
             Err(error) => return crashed(format!("cannot start {:?}: {error}", argv[0])).into(),
@@ -245,6 +248,20 @@ impl Validator for CommandValidator {
             },
         };
         evidence.diagnostics_dropped = dropped;
+        // Reading the output (a mapping's patterns over a large output, say) may not take
+        // the case past its timeout either: the case is then a timeout, as if the
+        // validator had taken that long.
+        let outcome =
+            if !matches!(outcome, Outcome::TimedOut) && started.elapsed() > self.limits.timeout {
+                evidence.exit = format!(
+                    "{}; reading its output took the case past the {} timeout",
+                    evidence.exit,
+                    humantime::format_duration(self.limits.timeout)
+                );
+                Outcome::TimedOut
+            } else {
+                outcome
+            };
         Answer {
             outcome,
             evidence: Some(evidence),

@@ -616,6 +616,45 @@ fn replacements_that_never_greet_are_bounded_by_the_timeout() {
     assert!(last.contains("no longer starts"), "{last}");
 }
 
+/// Issue 37, item 8: the time a mapping's patterns take over a validator's output counts
+/// against `--timeout`. A validator that answers at once, read by 4000 patterns over
+/// 1 MiB of output (seconds of matching in a test build), times out at 1 s, and says why.
+#[test]
+fn a_mapping_that_reads_too_long_times_the_case_out() {
+    let _serial = serial();
+    const PATTERNS: usize = 4000;
+    const CAP: usize = 1024 * 1024;
+    let (dir, catalogue, corpus) = make_corpus(1, "reject");
+    let mapping = dir.path().join("mapping.toml");
+    let mut text = String::new();
+    for index in 0..PATTERNS {
+        text.push_str(&format!(
+            "[[diagnostic]]\npattern = '(?P<pointer>x+)(?:never{index})?'\nrule = \"soul-kit.name.length\"\n"
+        ));
+    }
+    std::fs::write(&mapping, text).expect("mapping");
+    let mapping = soulcheck_harness::external::Mapping::load(&mapping).expect("mapping loads");
+    let limits = Limits {
+        output_cap: CAP,
+        timeout: Duration::from_secs(1),
+        ..LIMITS
+    };
+    let command = format!("{} {CAP}", fixture("x-flood.sh").display());
+    let validator = CommandValidator::new(&command, limits, Some(mapping)).expect("command");
+    let started = Instant::now();
+    let results = run(&validator, &catalogue, &corpus);
+    eprintln!(
+        "{PATTERNS} patterns over {CAP} bytes: {:?}",
+        started.elapsed()
+    );
+    assert_eq!(results[0].judgement.name(), "timeout", "{:?}", results[0]);
+    let exit = &results[0].evidence.as_ref().expect("evidence").exit;
+    assert!(
+        exit.contains("reading its output took the case past the 1s timeout"),
+        "{exit}"
+    );
+}
+
 /// Issue 26, item 2: a mapping's memory does not grow with patterns times output. 2000
 /// patterns of the shape `(?P<pointer>x+)` over 4 MiB of `x` (one match each, spanning the
 /// whole output) keep 256 diagnostics of at most 1 KiB of text each, and the run's peak
