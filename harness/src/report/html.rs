@@ -1469,6 +1469,11 @@ mod tests {
             escape("<script>alert('x') & \"y\"</script>"),
             "&lt;script&gt;alert(&#39;x&#39;) &amp; &quot;y&quot;&lt;/script&gt;"
         );
+        // Escape sequences and bidirectional overrides reach the page shown, not raw.
+        assert_eq!(
+            escape("ok\u{1b}[2J\u{202e}gnp.exe"),
+            "ok\\x1b[2J\\u{202e}gnp.exe"
+        );
     }
 
     #[test]
