@@ -546,6 +546,20 @@ fn reports_read_back_cost_a_constant_per_byte() {
     }
 }
 
+/// Issue 37, item 7: a persistent validator that dies before its hello, printing an
+/// escape sequence, is reported with what it printed shown escaped.
+#[test]
+fn a_validator_that_dies_before_its_hello_is_reported_escaped() {
+    let _serial = serial();
+    let command = r#"sh -c 'printf "\033]0;pwned\007\342\200\256x" >&2; exit 1'"#;
+    let error = PersistentValidator::start(command, LIMITS)
+        .err()
+        .expect("it did not start")
+        .to_string();
+    assert!(!error.contains(['\u{1b}', '\u{7}', '\u{202e}']), "{error}");
+    assert!(error.contains("\\x1b]0;pwned\\x07"), "{error}");
+}
+
 /// Item 11, the decoys themselves: an absolute symlink still points out of the tree, at
 /// a decoy of the same kind inside the case's own directory.
 #[test]
