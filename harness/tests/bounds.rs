@@ -630,6 +630,34 @@ fn replacements_that_never_greet_are_bounded_by_the_timeout() {
     assert!(last.contains("no longer starts"), "{last}");
 }
 
+/// A validator that prints `cap` bytes of `x` and exits 1, read by a mapping of
+/// `patterns` patterns of the shape `(?P<pointer>x+)`, each its own (a suffix that never
+/// matches), as a real mapping's are; with the corpus of one case it runs on.
+fn x_flood_with_patterns(
+    patterns: usize,
+    cap: usize,
+    timeout: Duration,
+) -> (tempfile::TempDir, Catalogue, Corpus, CommandValidator) {
+    let (dir, catalogue, corpus) = make_corpus(1, "reject");
+    let mapping = dir.path().join("mapping.toml");
+    let mut text = String::new();
+    for index in 0..patterns {
+        text.push_str(&format!(
+            "[[diagnostic]]\npattern = '(?P<pointer>x+)(?:never{index})?'\nrule = \"soul-kit.name.length\"\n"
+        ));
+    }
+    std::fs::write(&mapping, text).expect("mapping");
+    let mapping = soulcheck_harness::external::Mapping::load(&mapping).expect("mapping loads");
+    let limits = Limits {
+        output_cap: cap,
+        timeout,
+        ..LIMITS
+    };
+    let command = format!("{} {cap}", fixture("x-flood.sh").display());
+    let validator = CommandValidator::new(&command, limits, Some(mapping)).expect("command");
+    (dir, catalogue, corpus, validator)
+}
+
 /// Issue 37, item 8: the time a mapping's patterns take over a validator's output counts
 /// against `--timeout`. A validator that answers at once, read by 4000 patterns over
 /// 1 MiB of output (seconds of matching in a test build), times out at 1 s, and says why.
@@ -638,23 +666,8 @@ fn a_mapping_that_reads_too_long_times_the_case_out() {
     let _serial = serial();
     const PATTERNS: usize = 4000;
     const CAP: usize = 1024 * 1024;
-    let (dir, catalogue, corpus) = make_corpus(1, "reject");
-    let mapping = dir.path().join("mapping.toml");
-    let mut text = String::new();
-    for index in 0..PATTERNS {
-        text.push_str(&format!(
-            "[[diagnostic]]\npattern = '(?P<pointer>x+)(?:never{index})?'\nrule = \"soul-kit.name.length\"\n"
-        ));
-    }
-    std::fs::write(&mapping, text).expect("mapping");
-    let mapping = soulcheck_harness::external::Mapping::load(&mapping).expect("mapping loads");
-    let limits = Limits {
-        output_cap: CAP,
-        timeout: Duration::from_secs(1),
-        ..LIMITS
-    };
-    let command = format!("{} {CAP}", fixture("x-flood.sh").display());
-    let validator = CommandValidator::new(&command, limits, Some(mapping)).expect("command");
+    let (_dir, catalogue, corpus, validator) =
+        x_flood_with_patterns(PATTERNS, CAP, Duration::from_secs(1));
     let started = Instant::now();
     let results = run(&validator, &catalogue, &corpus);
     eprintln!(
@@ -679,24 +692,8 @@ fn thousands_of_mapping_patterns_over_a_large_output_are_bounded() {
     let _serial = serial();
     const PATTERNS: usize = 2000;
     const CAP: usize = 4 * 1024 * 1024;
-    let (dir, catalogue, corpus) = make_corpus(1, "reject");
-    let mapping = dir.path().join("mapping.toml");
-    let mut text = String::new();
-    for index in 0..PATTERNS {
-        // Each pattern its own (a suffix that never matches), as a real mapping's are.
-        text.push_str(&format!(
-            "[[diagnostic]]\npattern = '(?P<pointer>x+)(?:never{index})?'\nrule = \"soul-kit.name.length\"\n"
-        ));
-    }
-    std::fs::write(&mapping, text).expect("mapping");
-    let mapping = soulcheck_harness::external::Mapping::load(&mapping).expect("mapping loads");
-    let limits = Limits {
-        output_cap: CAP,
-        timeout: Duration::from_secs(60),
-        ..LIMITS
-    };
-    let command = format!("{} {CAP}", fixture("x-flood.sh").display());
-    let validator = CommandValidator::new(&command, limits, Some(mapping)).expect("command");
+    let (_dir, catalogue, corpus, validator) =
+        x_flood_with_patterns(PATTERNS, CAP, Duration::from_secs(60));
     let before = rss();
     reset_peak_rss();
     let started = Instant::now();

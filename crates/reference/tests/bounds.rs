@@ -91,6 +91,18 @@ fn measure_in(context: &Context, format: Format, input: Input<'_>, source: &[u8]
     }
 }
 
+/// [`measure_in`] on a JSON document of `format` named `name`: a bundle's manifest is
+/// checked as the one file of a bundle tree, any other as a document.
+fn measure_json(context: &Context, format: Format, name: &str, bytes: &[u8]) -> Measured {
+    if format == Format::ComposeBundle {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(dir.path().join(name), bytes).expect("write");
+        measure_in(context, format, Input::Tree(dir.path()), &[])
+    } else {
+        measure_in(context, format, Input::Document { name, bytes }, bytes)
+    }
+}
+
 fn document(format: Format, name: &str, bytes: &[u8]) -> Measured {
     measure(format, Input::Document { name, bytes }, bytes)
 }
@@ -196,22 +208,7 @@ fn duplicates_under_a_long_key_cost_the_input_once() {
         // in the strict profile alone, so the report fills up there (and the spec profile,
         // which reads the last occurrence, must stay bounded all the same).
         for (profile, context) in [("spec", Context::new()), ("strict", strict())] {
-            let measured = if format == Format::ComposeBundle {
-                // The manifest of a bundle tree.
-                let dir = tempfile::tempdir().expect("temp dir");
-                std::fs::write(dir.path().join(name), &bytes).expect("write");
-                measure_in(&context, format, Input::Tree(dir.path()), &[])
-            } else {
-                measure_in(
-                    &context,
-                    format,
-                    Input::Document {
-                        name,
-                        bytes: &bytes,
-                    },
-                    &bytes,
-                )
-            };
+            let measured = measure_json(&context, format, name, &bytes);
             let what = format!("{format} with duplicates under a long key, {profile} profile");
             assert_bounded(&what, bytes.len(), &measured);
             if profile == "strict" || format == Format::SoulKit {
@@ -585,17 +582,7 @@ fn worst_json_shapes_allocate_a_constant_per_byte() {
         for (shape, bytes) in worst_shapes(size) {
             assert!(bytes.len() <= size && bytes.len() + 512 > size, "{shape}");
             for (profile, context) in [("spec", Context::new()), ("strict", strict())] {
-                let measured = if format == Format::ComposeBundle {
-                    let dir = tempfile::tempdir().expect("temp dir");
-                    std::fs::write(dir.path().join(name), &bytes).expect("write");
-                    measure_in(&context, format, Input::Tree(dir.path()), &[])
-                } else {
-                    let input = Input::Document {
-                        name,
-                        bytes: &bytes,
-                    };
-                    measure_in(&context, format, input, &bytes)
-                };
+                let measured = measure_json(&context, format, name, &bytes);
                 let what = format!("{format}, {shape}, {profile} profile");
                 assert_bounded(&what, bytes.len(), &measured);
                 // Read whole, not declined: the document was judged (it lacks members).
