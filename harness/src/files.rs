@@ -138,10 +138,7 @@ pub fn read_string(path: &Path, cap: usize) -> Result<String, LoadError> {
 /// Reads `relative` under `root` as [`read`] does, once [`confine`] has checked it; the
 /// file actually opened is checked again to lie inside `root`.
 pub fn read_in(root: &Path, relative: &Path, cap: usize) -> Result<Vec<u8>, LoadError> {
-    let path = confine(root, relative)?;
-    let base = root
-        .canonicalize()
-        .map_err(|source| LoadError::io(root, source))?;
+    let Confined { path, base } = confined(root, relative)?;
     read_within(&path, cap, Some(&base))
 }
 
@@ -183,6 +180,17 @@ pub fn check_relative(relative: &Path) -> Result<(), &'static str> {
 /// about to be written) cannot lead anywhere else, as its names are plain. For reading
 /// and for writing alike.
 pub fn confine(root: &Path, relative: &Path) -> Result<PathBuf, LoadError> {
+    confined(root, relative).map(|confined| confined.path)
+}
+
+/// A path checked to stay inside its root ([`confined`]), and the root as resolved then.
+struct Confined {
+    path: PathBuf,
+    base: PathBuf,
+}
+
+/// [`confine`], keeping the resolved root (a read checks the file it opens against it).
+fn confined(root: &Path, relative: &Path) -> Result<Confined, LoadError> {
     let joined = root.join(relative);
     check_relative(relative).map_err(|why| {
         LoadError::invalid(
@@ -208,11 +216,11 @@ pub fn confine(root: &Path, relative: &Path) -> Result<PathBuf, LoadError> {
                         ),
                     ));
                 }
-                return Ok(joined);
+                return Ok(Confined { path: joined, base });
             }
             Err(_) => match existing.parent() {
                 Some(parent) => existing = parent,
-                None => return Ok(joined),
+                None => return Ok(Confined { path: joined, base }),
             },
         }
     }

@@ -109,14 +109,17 @@ impl Store {
     /// The text of a corpus TOML file (`case.toml`, `rules.toml`), at most
     /// [`files::MAX_TOML_FILE`] bytes, which must be UTF-8.
     pub fn read_toml(&self, relative: &Path) -> Result<String, LoadError> {
-        let bytes = self.read_capped(relative, files::MAX_TOML_FILE)?;
-        String::from_utf8(bytes.into_owned())
-            .map_err(|_| LoadError::invalid(&self.display(relative), "not UTF-8"))
+        self.read_text(relative, files::MAX_TOML_FILE)
     }
 
     /// The text of a file, which must be UTF-8.
     pub fn read_to_string(&self, relative: &Path) -> Result<String, LoadError> {
-        let bytes = self.read(relative)?;
+        self.read_text(relative, files::MAX_CORPUS_FILE)
+    }
+
+    /// The text of a file of at most `cap` bytes, which must be UTF-8.
+    fn read_text(&self, relative: &Path, cap: usize) -> Result<String, LoadError> {
+        let bytes = self.read_capped(relative, cap)?;
         String::from_utf8(bytes.into_owned())
             .map_err(|_| LoadError::invalid(&self.display(relative), "not UTF-8"))
     }
