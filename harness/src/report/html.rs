@@ -25,7 +25,7 @@ use sha2::{Digest, Sha256};
 use soulcheck_vocabulary::{Format, Profile};
 
 use super::jsonl::Record;
-use super::runs::{Comparison, Run, Standing};
+use super::runs::{Certification, Comparison, Run, Standing};
 use crate::catalogue::Catalogue;
 use crate::corpus::{Case, Corpus, ExpectedDiagnostic};
 use crate::validator::{Captured, Diagnostic, Evidence};
@@ -480,17 +480,18 @@ fn matrix(out: &mut String, comparison: &Comparison, catalogue: &Catalogue) {
             match standing {
                 None => out.push_str("<span class=\"cert none\">not run</span>"),
                 Some(standing) => {
-                    let (class, status) = if standing.corpus_unknown() {
-                        (
+                    let (class, status) = match standing.certification() {
+                        Certification::CorpusUnknown => (
                             "none",
                             "not a certification (the corpus's size is not in the report)",
-                        )
-                    } else if standing.is_partial() {
-                        ("none", "not a certification (part of the cases)")
-                    } else if standing.certified() {
-                        ("yes", "certified")
-                    } else {
-                        ("no", "not certified")
+                        ),
+                        Certification::Partial => {
+                            ("none", "not a certification (part of the cases)")
+                        }
+                        Certification::Certified => ("yes", "certified"),
+                        Certification::NoDecidingCase | Certification::NotCertified => {
+                            ("no", "not certified")
+                        }
                     };
                     let tally = &standing.tally;
                     let grades = tally.diagnostics;
@@ -780,11 +781,12 @@ fn answer(out: &mut String, record: &Record, limits: &Limits) {
         );
     }
     if let Some(actual) = record.actual_value() {
-        if let Some(verdict) = record.actual_verdict() {
+        // Parsed once here, so the verdict is read from it rather than parsed again.
+        if let Some(verdict) = actual.get("verdict").and_then(serde_json::Value::as_str) {
             let _ = write!(
                 out,
                 "<p>verdict given: <strong>{}</strong></p>",
-                escape(&verdict)
+                escape(verdict)
             );
         }
         if let Some(value) = actual.get("value").filter(|value| !value.is_null()) {

@@ -100,6 +100,21 @@ impl Run {
     }
 }
 
+/// Where a run stands on one format and operation ([`Standing::certification`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Certification {
+    /// The report does not say how many cases the corpus holds: no certification.
+    CorpusUnknown,
+    /// The run judged part of the cases: no certification.
+    Partial,
+    /// Every case that decides a certificate passed.
+    Certified,
+    /// The run judged no case that decides a certificate.
+    NoDecidingCase,
+    /// A case that decides a certificate did not pass.
+    NotCertified,
+}
+
 /// A run's results on one format and operation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Standing {
@@ -120,7 +135,24 @@ impl Standing {
     /// that decides a certificate passed, and there was at least one (the rule of
     /// [`super::certificate`]).
     pub fn certified(&self) -> bool {
-        !self.is_partial() && !self.corpus_unknown() && self.deciding.all_passed()
+        self.certification() == Certification::Certified
+    }
+
+    /// Where the run stands, each reason a certification is withheld checked in the order
+    /// every report shows it: the corpus's size unknown, part of the cases judged, no
+    /// deciding case run, a deciding case failed.
+    pub fn certification(&self) -> Certification {
+        if self.corpus_unknown() {
+            Certification::CorpusUnknown
+        } else if self.is_partial() {
+            Certification::Partial
+        } else if self.deciding.all_passed() {
+            Certification::Certified
+        } else if self.deciding.cases() == 0 {
+            Certification::NoDecidingCase
+        } else {
+            Certification::NotCertified
+        }
     }
 
     /// Whether the report does not say how many cases the corpus holds (a header without

@@ -10,7 +10,7 @@
 
 use std::fmt::Write as _;
 
-use super::runs::{Comparison, Run, Standing};
+use super::runs::{Certification, Comparison, Run, Standing};
 use crate::catalogue::Catalogue;
 
 /// Renders the scoreboard of a comparison.
@@ -136,27 +136,26 @@ pub fn render(comparison: &Comparison, catalogue: &Catalogue) -> String {
 }
 
 fn status(standing: &Standing) -> String {
-    if standing.corpus_unknown() {
-        "not a certification (the report does not say how many cases the corpus holds)".to_owned()
-    } else if standing.is_partial() {
-        format!(
+    let deciding = &standing.deciding;
+    match standing.certification() {
+        Certification::CorpusUnknown => {
+            "not a certification (the report does not say how many cases the corpus holds)"
+                .to_owned()
+        }
+        Certification::Partial => format!(
             "not a certification ({} of {} cases judged)",
             standing.tally.total(),
             standing.cases
-        )
-    } else if standing.certified() {
-        "certified".to_owned()
-    } else if standing.deciding.cases() == 0 {
-        "not certified (no deciding case run)".to_owned()
-    } else {
-        let deciding = &standing.deciding;
-        format!(
+        ),
+        Certification::Certified => "certified".to_owned(),
+        Certification::NoDecidingCase => "not certified (no deciding case run)".to_owned(),
+        Certification::NotCertified => format!(
             "not certified ({} of {} accept, {} of {} other must-level passed)",
             deciding.accept_cases_passed,
             deciding.accept_cases,
             deciding.must_cases_passed,
             deciding.must_cases
-        )
+        ),
     }
 }
 
