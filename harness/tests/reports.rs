@@ -171,6 +171,60 @@ fn expectations_rejudge_and_reject_unknown_cases() {
     assert!(Expectations::load(&path, &corpus.cases).is_err());
 }
 
+/// An entry's class and rule are checked: a deviation quotes the spec, and the rule it
+/// names is one the case is written for.
+#[test]
+fn expectations_check_an_entrys_class_and_rule() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (corpus, _) = load(&dir.path().join("cases"));
+    let path = dir.path().join("expectations.toml");
+    let rule = &corpus
+        .cases
+        .iter()
+        .find(|case| case.id == "name-long")
+        .expect("case")
+        .rules[0];
+    let write = |body: &str| {
+        std::fs::write(
+            &path,
+            format!("[[failure]]\ncase = \"soul-kit/name-long\"\nreason = \"r\"\n{body}"),
+        )
+        .expect("write");
+    };
+    write(&format!(
+        "rule = \"{rule}\"\nclass = \"deviation\"\nspec = \"at most 64 characters\"\n"
+    ));
+    let loaded = Expectations::load(&path, &corpus.cases).expect("a classified entry loads");
+    let known = &loaded.entries()["soul-kit/name-long"];
+    assert_eq!(known.rule.as_deref(), Some(rule.as_str()));
+    assert_eq!(
+        known.class,
+        Some(soulcheck_harness::expectations::FailureClass::Deviation)
+    );
+    assert_eq!(known.spec.as_deref(), Some("at most 64 characters"));
+
+    write("class = \"contested\"\n");
+    Expectations::load(&path, &corpus.cases).expect("a contested entry needs no quote");
+    for (body, complaint) in [
+        ("class = \"deviation\"\n", "without the spec's words"),
+        (
+            "class = \"deviation\"\nspec = \" \"\n",
+            "without the spec's words",
+        ),
+        (
+            "rule = \"soul-kit.no-such-rule\"\n",
+            "is not written for rule",
+        ),
+        ("class = \"wrong\"\n", "unknown variant"),
+    ] {
+        write(body);
+        let error = Expectations::load(&path, &corpus.cases)
+            .expect_err(body)
+            .to_string();
+        assert!(error.contains(complaint), "{body}: {error}");
+    }
+}
+
 /// Issue 37, item 7: untrusted text in JUnit (a skip reason, a crash message) is shown as
 /// the terminal shows it, so the file stays well-formed XML and carries no raw escape
 /// sequence, bidirectional override or noncharacter.

@@ -5,7 +5,7 @@
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <generate|check|corpus-power|doc-commands>\n\
+const USAGE: &str = "usage: cargo xtask <generate|check|corpus-power|doc-commands|implementations>\n\
     \n  generate  rewrite the generated cases (xtask/families) and the README formats table\
     \n  check     list generated files that differ from what is committed; exit 1 if any\
     \n  corpus-power record VERDICTS-DIR [DIAGNOSTICS-DIR] DATE COMMIT [--whole FILE...]\
@@ -14,7 +14,12 @@ const USAGE: &str = "usage: cargo xtask <generate|check|corpus-power|doc-command
     \n  corpus-power render   rewrite docs/corpus-power.md and docs/corpus-power.json\
     \n  corpus-power check    exit 1 if those two are stale\
     \n  doc-commands  try every command README.md, CONTRIBUTING.md and docs/ give (--help,\
-    \n            --list); exit 1 if one fails or has no probe";
+    \n            --list); exit 1 if one fails or has no probe\
+    \n  implementations [--soulcheck BIN] [--reports DIR] [--bootstrap] [FOLDER...]\
+    \n            install each implementation under implementations/ as pinned and certify it\
+    \n            in both profiles (default: target/release/soulcheck, reports into\
+    \n            target/ci-reports); --bootstrap also writes each run's failures as an\
+    \n            expectations file under target/implementations/; exit 1 if a run fails";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -23,6 +28,9 @@ fn main() -> ExitCode {
     }
     if args.first().map(String::as_str) == Some("doc-commands") {
         return doc_commands();
+    }
+    if args.first().map(String::as_str) == Some("implementations") {
+        return implementations(&args[1..]);
     }
     let command = match args.as_slice() {
         [command] if command == "generate" || command == "check" => command.as_str(),
@@ -112,6 +120,64 @@ fn doc_commands() -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+/// `cargo xtask implementations ...`.
+fn implementations(args: &[String]) -> ExitCode {
+    let root = xtask::repository_root();
+    let mut options = xtask::implementations::Options {
+        soulcheck: root.join("target/release/soulcheck"),
+        reports: root.join("target/ci-reports"),
+        only: Vec::new(),
+        bootstrap: false,
+    };
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--soulcheck" | "--reports" => {
+                let Some(value) = args.next() else {
+                    eprintln!("{arg} needs a value\n{USAGE}");
+                    return ExitCode::from(2);
+                };
+                let path = std::path::absolute(value).unwrap_or_else(|_| value.into());
+                if arg == "--soulcheck" {
+                    options.soulcheck = path;
+                } else {
+                    options.reports = path;
+                }
+            }
+            "--bootstrap" => options.bootstrap = true,
+            flag if flag.starts_with('-') => {
+                eprintln!("unknown option {flag}\n{USAGE}");
+                return ExitCode::from(2);
+            }
+            folder => options.only.push(folder.to_owned()),
+        }
+    }
+    if !options.soulcheck.is_file() {
+        eprintln!(
+            "error: {} does not exist\nhint: build it first: cargo build --release --locked",
+            options.soulcheck.display()
+        );
+        return ExitCode::from(2);
+    }
+    match xtask::implementations::certify(&root, &options) {
+        Ok(failed) if failed.is_empty() => ExitCode::SUCCESS,
+        Ok(failed) => {
+            for failure in &failed {
+                println!(
+                    "FAILED: {} (output: {})",
+                    failure.what,
+                    failure.output.display()
+                );
+            }
+            ExitCode::FAILURE
+        }
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::from(2)
+        }
     }
 }
 

@@ -1,8 +1,11 @@
-//! `soulcheck report html` and `soulcheck report scoreboard`: several `report.jsonl` files
-//! side by side, as one self-contained HTML page or as a Markdown scoreboard to commit.
-//! Both read the corpus (the embedded one, `--corpus DIR` or `$SOULCHECK_CORPUS`) for
-//! rule levels, and the page for inputs too; both refuse reports made on another corpus
-//! than each other or than the one read, unless `--allow-mixed-corpus`.
+//! `soulcheck report html`, `scoreboard`, `readings` and `implementations`: several
+//! `report.jsonl` files side by side, as one self-contained HTML page or as Markdown pages
+//! to commit (the scoreboard; the open readings with every implementation's answer; the
+//! certified implementations with their deviations). All read the corpus (the embedded
+//! one, `--corpus DIR` or `$SOULCHECK_CORPUS`) for rule levels, and the pages for inputs
+//! and case descriptions too; all refuse reports made on another corpus than each other or
+//! than the one read, unless `--allow-mixed-corpus`. Each Markdown page has `--check`,
+//! which compares instead of writing, so CI keeps the committed copy true.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -10,6 +13,8 @@ use std::process::ExitCode;
 use anyhow::{bail, Context as _, Result};
 use clap::{Args, Subcommand};
 use soulcheck_harness::report::html::{self, Limits, Page};
+use soulcheck_harness::report::implementations::{self, Certified};
+use soulcheck_harness::report::readings::{self, Readings};
 use soulcheck_harness::report::runs::{self, Comparison};
 use soulcheck_harness::report::scoreboard;
 use soulcheck_harness::{Catalogue, Corpus};
@@ -33,6 +38,35 @@ pub enum ReportCommand {
     Scoreboard {
         /// The Markdown file to write (with --check: to compare with).
         out: PathBuf,
+        /// Compare with OUT instead of writing it: exit 1 and print the difference when
+        /// they differ.
+        #[arg(long)]
+        check: bool,
+        #[command(flatten)]
+        inputs: Inputs,
+    },
+    /// Write the open readings: every case the corpus leaves implementation-defined, grouped
+    /// by the rule whose reading it asks about, with each spec-profile run's answer.
+    Readings {
+        /// The Markdown file to write (with --check: to compare with).
+        out: PathBuf,
+        /// Compare with OUT instead of writing it: exit 1 and print the difference when
+        /// they differ.
+        #[arg(long)]
+        check: bool,
+        #[command(flatten)]
+        inputs: Inputs,
+    },
+    /// Write the page of certified implementations: for each folder of DIR with an
+    /// implementation.toml, what it is, how it is run, its certificate per format and
+    /// profile, and its known failures grouped by rule with the spec's words.
+    Implementations {
+        /// The Markdown file to write (with --check: to compare with).
+        out: PathBuf,
+        /// The folder of implementation folders (each with implementation.toml and its
+        /// expectations files).
+        #[arg(long, value_name = "DIR")]
+        implementations: PathBuf,
         /// Compare with OUT instead of writing it: exit 1 and print the difference when
         /// they differ.
         #[arg(long)]
@@ -81,36 +115,82 @@ pub fn report(command: ReportCommand) -> Result<ExitCode> {
         ReportCommand::Scoreboard { out, check, inputs } => {
             let loaded = load(&inputs)?;
             let fresh = scoreboard::render(&loaded.comparison, &loaded.catalogue);
-            if !check {
-                write(&out, &fresh)?;
-                output::print(&format!("wrote {}\n", out.display()))?;
-                return Ok(ExitCode::SUCCESS);
+            write_or_check(&out, check, &fresh, "scoreboard", &inputs, "")
+        }
+        ReportCommand::Readings { out, check, inputs } => {
+            let loaded = load(&inputs)?;
+            let found = Readings::collect(&loaded.comparison, &loaded.corpus, &loaded.catalogue);
+            let fresh = readings::render(&found);
+            write_or_check(&out, check, &fresh, "readings", &inputs, "")
+        }
+        ReportCommand::Implementations {
+            out,
+            implementations: folder,
+            check,
+            inputs,
+        } => {
+            let loaded = load(&inputs)?;
+            let cards = implementations::load_cards(&folder)?;
+            if cards.is_empty() {
+                bail!(
+                    "no implementation folder (one with an {}) in {}\nhint: pass the folder that holds them, e.g. --implementations implementations",
+                    implementations::CARD_FILE,
+                    folder.display()
+                );
             }
-            // Through the one bounded reader: a FIFO or a device is refused, not waited on.
-            let committed = soulcheck_harness::files::read_string(
-                &out,
-                soulcheck_harness::files::MAX_REPORT_FILE,
-            )?;
-            match scoreboard::check(&committed, &fresh) {
-                None => {
-                    output::print(&format!("{} is up to date\n", out.display()))?;
-                    Ok(ExitCode::SUCCESS)
-                }
-                Some(difference) => {
-                    let reports: Vec<String> = inputs
-                        .reports
-                        .iter()
-                        .map(|path| path.display().to_string())
-                        .collect();
-                    output::print(&format!(
-                        "{} differs from the results (- committed, + these reports):\n{difference}hint: if the change is intended, regenerate it: soulcheck report scoreboard {} {}\n",
-                        out.display(),
-                        out.display(),
-                        reports.join(" ")
-                    ))?;
-                    Ok(ExitCode::from(1))
-                }
+            let mut certified = Vec::new();
+            for card in cards {
+                certified.push(Certified::load(card, &loaded.corpus.cases)?);
             }
+            let left_out = implementations::load_left_out(&folder)?;
+            let fresh = implementations::render(
+                &certified,
+                &left_out,
+                &loaded.comparison,
+                &loaded.catalogue,
+            );
+            let extra = format!("--implementations {} ", folder.display());
+            write_or_check(&out, check, &fresh, "implementations", &inputs, &extra)
+        }
+    }
+}
+
+/// Writes a generated page, or with `check` compares it with the committed one: exit 1
+/// with the difference and the command that regenerates it when they differ.
+fn write_or_check(
+    out: &Path,
+    check: bool,
+    fresh: &str,
+    command: &str,
+    inputs: &Inputs,
+    extra: &str,
+) -> Result<ExitCode> {
+    if !check {
+        write(out, fresh)?;
+        output::print(&format!("wrote {}\n", out.display()))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    // Through the one bounded reader: a FIFO or a device is refused, not waited on.
+    let committed =
+        soulcheck_harness::files::read_string(out, soulcheck_harness::files::MAX_REPORT_FILE)?;
+    match scoreboard::check(&committed, fresh) {
+        None => {
+            output::print(&format!("{} is up to date\n", out.display()))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(difference) => {
+            let reports: Vec<String> = inputs
+                .reports
+                .iter()
+                .map(|path| path.display().to_string())
+                .collect();
+            output::print(&format!(
+                "{} differs from the results (- committed, + these reports):\n{difference}hint: if the change is intended, regenerate it: soulcheck report {command} {extra}{} {}\n",
+                out.display(),
+                out.display(),
+                reports.join(" ")
+            ))?;
+            Ok(ExitCode::from(1))
         }
     }
 }

@@ -2,8 +2,8 @@
 //! scoreboard is the same bytes for the same results (in any report order), `--check`
 //! passes on an unchanged result and fails, showing the change, on a changed one; and
 //! reports made on another corpus are refused unless `--allow-mixed-corpus`, which the
-//! page then flags. And the check-jsonschema expectations files the scoreboard's runs use
-//! (one per profile) name only validation cases of this corpus.
+//! page then flags. And the expectations files of the implementations CI certifies
+//! (implementations/*/, one per profile) classify every known failure of theirs.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -213,32 +213,66 @@ fn reports_on_another_corpus_are_refused_or_flagged() {
     assert!(html.contains(other));
 }
 
+/// Every implementation CI certifies (implementations/*/) has a card that loads, and
+/// expectations files (one per profile) whose every entry names a validation case of this
+/// corpus, the case's rule it is about and its class; a deviation quotes the spec, and no
+/// entry is left contested: a contested reading is the corpus's to change.
 #[test]
-fn the_check_jsonschema_expectations_name_validation_cases_of_the_corpus() {
+fn every_certified_implementation_classifies_each_known_failure() {
+    use soulcheck_harness::expectations::FailureClass;
+    use soulcheck_harness::report::implementations::{load_cards, Certified};
+    use soulcheck_vocabulary::Profile;
     let corpus = soulcheck_harness::Corpus::embedded(&soulcheck_corpus::CASES).expect("corpus");
-    for file in [
-        "schemas/check-jsonschema.expectations.toml",
-        "schemas/check-jsonschema.strict.expectations.toml",
-    ] {
-        let path = root().join(file);
-        // Loading refuses a case the corpus lacks and a case listed twice.
-        soulcheck_harness::expectations::Expectations::load(&path, &corpus.cases)
-            .unwrap_or_else(|error| panic!("{file}: {error}"));
-        let text = std::fs::read_to_string(&path).expect("expectations");
-        let listed: Vec<&str> = text
-            .lines()
-            .filter_map(|line| line.strip_prefix("case = \""))
-            .filter_map(|rest| rest.strip_suffix('"'))
-            .collect();
-        assert!(!listed.is_empty(), "{file} lists nothing");
-        for name in listed {
-            let case = corpus
-                .cases
-                .iter()
-                .find(|case| case.name() == name)
-                .expect("loaded");
-            // .ci/run runs check-jsonschema with --operation validate.
-            assert_eq!(case.operation, "validate", "{file}: {name}");
+    let cards = load_cards(&root().join("implementations")).expect("cards load");
+    assert!(
+        cards.len() >= 4,
+        "at least four implementations beside the reference"
+    );
+    let registries: std::collections::BTreeSet<&str> =
+        cards.iter().map(|card| card.registry.as_str()).collect();
+    assert!(registries.len() >= 2, "{registries:?}");
+    for card in cards {
+        let label = card.label();
+        for profile in [Profile::Spec, Profile::Strict] {
+            assert!(
+                card.expectations_path(profile).is_file() || profile == Profile::Spec,
+                "{label}: no {profile} expectations file"
+            );
+        }
+        let formats: Vec<_> = card.runs.iter().map(|run| run.format).collect();
+        // Loading refuses a case the corpus lacks, a case listed twice, a rule the case is
+        // not written for and a deviation without the spec's words.
+        let certified =
+            Certified::load(card, &corpus.cases).unwrap_or_else(|error| panic!("{label}: {error}"));
+        for (profile, expectations) in &certified.expectations {
+            for (name, known) in expectations.entries() {
+                let case = corpus
+                    .cases
+                    .iter()
+                    .find(|case| &case.name() == name)
+                    .expect("loaded");
+                // CI runs every implementation with --operation validate, on its formats.
+                assert_eq!(case.operation, "validate", "{label} {profile}: {name}");
+                assert!(formats.contains(&case.format), "{label} {profile}: {name}");
+                assert!(
+                    known.rule.is_some(),
+                    "{label} {profile}: {name} names no rule"
+                );
+                match known.class {
+                    Some(FailureClass::Deviation | FailureClass::Strict) => {}
+                    Some(FailureClass::Contested) => panic!(
+                        "{label} {profile}: {name} is contested: change the corpus (CONTRIBUTING.md)"
+                    ),
+                    None => panic!("{label} {profile}: {name} has no class"),
+                }
+                if known.class == Some(FailureClass::Strict) {
+                    assert_eq!(
+                        *profile,
+                        Profile::Strict,
+                        "{label}: {name}: `strict` in the spec profile"
+                    );
+                }
+            }
         }
     }
 }

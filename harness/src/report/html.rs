@@ -1,7 +1,8 @@
 //! One self-contained HTML page comparing any number of runs ([`super::runs`]): who ran
 //! what on which corpus, a matrix of formats by implementations (certified or not, cases
 //! passed, the diagnostics grade), a row per rule with its cases passed per
-//! implementation, and a row per case that opens on its input, what it expects and what
+//! implementation, the open readings (each question the spec leaves open, with every
+//! implementation's answer), and a row per case that opens on its input, what it expects and what
 //! each implementation answered and printed. Filters by format, rule, result and
 //! implementation run in the page.
 //!
@@ -25,6 +26,7 @@ use sha2::{Digest, Sha256};
 use soulcheck_vocabulary::{Format, Profile};
 
 use super::jsonl::Record;
+use super::readings::{Answer, Readings};
 use super::runs::{Certification, Comparison, Run, Standing};
 use crate::catalogue::Catalogue;
 use crate::corpus::{Case, Corpus, ExpectedDiagnostic};
@@ -92,6 +94,7 @@ pub fn render(page: &Page) -> String {
     body.push_str(&filters(comparison, &rows));
     matrix(&mut body, comparison, page.catalogue);
     rules(&mut body, comparison, page.catalogue, &by_name);
+    readings(&mut body, page);
     body.push_str(&cases_head(&rows, runs));
     let summaries: Vec<String> = rows.iter().map(|row| case_summary(row, runs)).collect();
     let omitted: Vec<String> = rows
@@ -615,6 +618,73 @@ fn rules(
         );
     }
     out.push_str("</tbody></table></details></section>\n");
+}
+
+/// The open readings ([`super::readings`]): each question the spec leaves open, with its
+/// cases and every spec-profile run's answer. Closed at first, like the rules.
+fn readings(out: &mut String, page: &Page) {
+    let readings = Readings::collect(page.comparison, page.corpus, page.catalogue);
+    let _ = write!(
+        out,
+        "<section id=\"readings\"><details id=\"readings-details\"><summary><h2>Open readings: {} questions the specs leave open, {} cases</h2></summary>\n<p>Cases implementation-defined in the spec profile (any allowed verdict conforms), grouped by the rule whose reading they ask about, with the reference's recorded choice and each spec-profile run's answer.</p>\n",
+        readings.groups.len(),
+        readings.cases()
+    );
+    for group in &readings.groups {
+        let _ = write!(
+            out,
+            "<h3 data-format=\"{}\"><code>{}</code></h3>",
+            escape(group.format.name()),
+            escape(group.rule)
+        );
+        if let Some(rule) = group.catalogue {
+            let _ = write!(
+                out,
+                "<p class=\"requirement\">{}",
+                escape(&rule.requirement)
+            );
+            if let Some(decision) = &rule.decision {
+                let _ = write!(out, " <em>Decision:</em> {}", escape(decision));
+            }
+            out.push_str("</p>");
+        }
+        out.push_str("<table class=\"readings\"><thead><tr><th>case</th><th>document</th><th>allowed</th><th>reference</th>");
+        for run in &readings.runs {
+            let _ = write!(
+                out,
+                "<th title=\"{}\">{}</th>",
+                escape(&run_title(run)),
+                escape(&run.label())
+            );
+        }
+        out.push_str("</tr></thead><tbody>\n");
+        for open in &group.cases {
+            let allowed: Vec<String> = open.allowed.iter().map(ToString::to_string).collect();
+            let _ = write!(
+                out,
+                "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td>",
+                escape(&open.case.id),
+                escape(&open.case.description),
+                escape(&allowed.join(" or ")),
+                escape(&open.reference)
+            );
+            for answer in readings.answers(open.case) {
+                let class = match answer {
+                    Answer::NotRun => "none",
+                    Answer::Verdict(_) => "answer",
+                    Answer::Result(_) => "bad",
+                };
+                let _ = write!(
+                    out,
+                    "<td class=\"{class}\">{}</td>",
+                    escape(&answer.label())
+                );
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</tbody></table>\n");
+    }
+    out.push_str("</details></section>\n");
 }
 
 /// A case's line: its name, expected verdict and each run's result. Opens the

@@ -4,9 +4,10 @@
 //! run ([`jsonl`]), JUnit XML ([`junit`]), a Markdown summary for CI step summaries
 //! ([`markdown`]), badge endpoints ([`badge`]), certificates per format and operation
 //! ([`certificate`]), the difference between two runs ([`diff`]), and, for several runs
-//! side by side ([`runs`]), a self-contained HTML page ([`html`]) and a Markdown
-//! scoreboard ([`scoreboard`]). A report directory is written all or nothing
-//! ([`staging`]).
+//! side by side ([`runs`]), a self-contained HTML page ([`html`]), a Markdown
+//! scoreboard ([`scoreboard`]), the open readings with every implementation's answer
+//! ([`readings`]) and the page of certified implementations ([`implementations`]). A
+//! report directory is written all or nothing ([`staging`]).
 //!
 //! Every report shows two grades per case: the verdict's (pass or the kind of failure)
 //! and the diagnostics' ([`Grade`]).
@@ -15,9 +16,11 @@ pub mod badge;
 pub mod certificate;
 pub mod diff;
 pub mod html;
+pub mod implementations;
 pub mod jsonl;
 pub mod junit;
 pub mod markdown;
+pub mod readings;
 pub mod runs;
 pub mod scoreboard;
 pub mod staging;
@@ -35,6 +38,12 @@ use soulcheck_vocabulary::display::visible;
 use soulcheck_vocabulary::{Format, Verdict};
 
 use self::certificate::Certificate;
+
+/// Untrusted text (from a corpus, a card, an expectations file or a report) in one cell
+/// of a Markdown table: on one line, escapes visible, and no `|` that would split the cell.
+pub(crate) fn table_cell(text: &str) -> String {
+    soulcheck_vocabulary::display::visible_line(text).replace('|', "\\|")
+}
 
 /// Lines of failures the terminal lists before it points to the report instead.
 pub const MAX_FAILURE_LINES: usize = 50;

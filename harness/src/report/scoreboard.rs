@@ -135,7 +135,8 @@ pub fn render(comparison: &Comparison, catalogue: &Catalogue) -> String {
     soulcheck_vocabulary::display::visible(&out).into_owned()
 }
 
-fn status(standing: &Standing) -> String {
+/// A standing's certificate in words, as the scoreboard's tables show it.
+pub(crate) fn status(standing: &Standing) -> String {
     let deciding = &standing.deciding;
     match standing.certification() {
         Certification::CorpusUnknown => {

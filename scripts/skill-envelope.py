@@ -1,29 +1,25 @@
 #!/usr/bin/env python3
-"""Runs skills-ref (PyPI `skills-ref`, command `agentskills validate`) on a skill package
-envelope: skills-ref validates a skill directory, so this unpacks the envelope's files into
-a temporary directory first, named after the head's `name` when that is a plain directory
-name (skills-ref requires the two to match; an envelope has no directory name of its own).
+"""Runs a validator of skill *directories* on a skill package envelope: unpacks the
+envelope's files into a temporary directory named `skill` and runs COMMAND with `{dir}`
+replaced by it. The implementations' own adapters (implementations/*/adapter.*) then name
+the directory after the skill, as they do for a corpus case.
 
-    soulcheck fuzz --format skill-package \
-        --validator 'python3 scripts/skills-ref-envelope.py {path}'
+    soulcheck fuzz --format skill-package --validator 'python3 scripts/skill-envelope.py \
+        {path} python3 implementations/skills-ref-rs/adapter.py target/implementations/skills-ref-rs/bin/skills-ref {dir}'
 
-Exit 0 when skills-ref accepts, 1 when it rejects or the envelope cannot be unpacked (said
-on stderr, so a disagreement shows which). The adaptor checks only what it needs to unpack
-(a files array of string paths and contents, no path twice, a string headPath); the rest
-of the envelope (version, kind, content types) is nobody's to check here, so findings about
-those rules are the adaptor's, not skills-ref's. Used for the measurements in
-docs/fuzzing.md.
+The validator's exit code, or 1 when the envelope cannot be unpacked (said on stderr, so a
+disagreement shows which). The adaptor checks only what it needs to unpack (a files array
+of string paths and contents, no path twice, a string headPath); the rest of the envelope
+(version, kind, content types) is nobody's to check here, so findings about those rules
+are the adaptor's, not the validator's. Used for the campaigns in docs/fuzzing.md.
 """
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
-
-AGENTSKILLS = os.environ.get("AGENTSKILLS", "agentskills")
 
 
 def refuse(reason: str) -> int:
@@ -31,7 +27,7 @@ def refuse(reason: str) -> int:
     return 1
 
 
-def main(path: str) -> int:
+def main(path: str, command: list) -> int:
     try:
         with open(path, encoding="utf-8") as handle:
             envelope = json.load(handle)
@@ -57,11 +53,9 @@ def main(path: str) -> int:
         files[name] = content
     if head not in files:
         return refuse(f"no file at the head path {head!r}")
-    match = re.search(r"^name:\s*([a-z0-9-]{1,64})\s*$", files[head], re.MULTILINE)
-    directory = match.group(1) if match else "skill"
-    work = tempfile.mkdtemp(prefix="skills-ref-")
+    work = tempfile.mkdtemp(prefix="skill-envelope-")
     try:
-        root = os.path.join(work, directory)
+        root = os.path.join(work, "skill")
         os.mkdir(root)
         for name, content in files.items():
             target = os.path.join(root, *name.split("/"))
@@ -70,10 +64,7 @@ def main(path: str) -> int:
                 handle.write(content)
         if head != "SKILL.md":
             shutil.copyfile(os.path.join(root, *head.split("/")), os.path.join(root, "SKILL.md"))
-        run = subprocess.run([AGENTSKILLS, "validate", root], capture_output=True, text=True)
-        sys.stdout.write(run.stdout)
-        sys.stderr.write(run.stderr)
-        return 0 if run.returncode == 0 else 1
+        return subprocess.run([word.replace("{dir}", root) for word in command]).returncode
     except (OSError, ValueError) as error:
         # A name the file system cannot hold (a NUL, an over-long segment).
         return refuse(str(error))
@@ -82,4 +73,4 @@ def main(path: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(sys.argv[1], sys.argv[2:]))
