@@ -77,7 +77,7 @@ fn the_readings_page_shows_each_open_question_with_every_answer() {
     let version = env!("CARGO_PKG_VERSION");
     for line in [
         // The question, under the rule whose reading it asks about, with its requirement.
-        "### skill-package.head.name.type\n".to_owned(),
+        "\n### skill-package.head.name.type\n".to_owned(),
         format!("| case | document | allowed | reference | accept-all 1.0 | soulcheck reference {version} |"),
         // name: 123 is a string to readers that keep every scalar as text: either verdict
         // conforms; the reference rejects, the accept-all validator accepts.

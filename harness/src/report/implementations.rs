@@ -336,7 +336,7 @@ fn section(
             );
         }
     }
-    deviations(out, certified, comparison);
+    deviations(out, certified, comparison, catalogue);
 }
 
 /// One failure of a run, with what the expectations file says of it.
@@ -347,7 +347,12 @@ struct Failure<'a> {
     known: Option<&'a KnownFailure>,
 }
 
-fn deviations(out: &mut String, certified: &Certified, comparison: &Comparison) {
+fn deviations(
+    out: &mut String,
+    certified: &Certified,
+    comparison: &Comparison,
+    catalogue: &Catalogue,
+) {
     let card = &certified.card;
     // By rule (unnamed last), then case and profile.
     let mut by_rule: BTreeMap<(bool, String), Vec<Failure>> = BTreeMap::new();
@@ -410,9 +415,22 @@ fn deviations(out: &mut String, certified: &Certified, comparison: &Comparison) 
         for quote in quotes {
             let _ = writeln!(out, "> {}\n", cell(quote));
         }
+        let strict = failures.iter().any(|failure| {
+            failure.known.and_then(|known| known.class) == Some(FailureClass::Strict)
+        });
+        if let (true, Some(entry)) = (strict, catalogue.get(&rule)) {
+            // No spec words decide a `strict` entry: the rule as the catalogue states it.
+            let _ = writeln!(
+                out,
+                "The strict profile's rule, in the catalogue's words: {}\n",
+                cell(&entry.requirement)
+            );
+        }
         out.push_str(
             "| case | profile | class | what happened | why |\n| --- | --- | --- | --- | --- |\n",
         );
+        // A case that fails the same way in both profiles is one row.
+        let mut rows: Vec<(&str, Vec<Profile>, &str, String, String)> = Vec::new();
         for failure in &failures {
             let (class, reason) = match failure.known {
                 Some(known) => (
@@ -424,12 +442,26 @@ fn deviations(out: &mut String, certified: &Certified, comparison: &Comparison) 
                 ),
                 None => ("not listed", String::new()),
             };
+            let what = cell(&failure.what);
+            match rows.last_mut() {
+                Some(row)
+                    if row.0 == failure.case
+                        && row.2 == class
+                        && row.3 == what
+                        && row.4 == reason =>
+                {
+                    row.1.push(failure.profile);
+                }
+                _ => rows.push((failure.case, vec![failure.profile], class, what, reason)),
+            }
+        }
+        for (case, profiles, class, what, reason) in rows {
+            let profiles: Vec<String> = profiles.iter().map(ToString::to_string).collect();
             let _ = writeln!(
                 out,
-                "| `{}` | {} | {class} | {} | {reason} |",
-                cell(failure.case),
-                failure.profile,
-                cell(&failure.what),
+                "| `{}` | {} | {class} | {what} | {reason} |",
+                cell(case),
+                profiles.join(", "),
             );
         }
         out.push('\n');

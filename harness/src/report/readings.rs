@@ -71,7 +71,9 @@ impl Answer {
             return Answer::NotRun;
         };
         match record.result.as_str() {
+            // Declined (past one of its bounds): no verdict to show, whatever the result.
             "skipped" => Answer::Result("not judged".to_owned()),
+            "pass" if record.actual.is_none() => Answer::Result("not judged".to_owned()),
             "crash" | "timeout" | "protocol-error" | "interrupted" | "input-error" => {
                 Answer::Result(record.result.clone())
             }
@@ -209,9 +211,9 @@ pub fn render(readings: &Readings) -> String {
     for group in &readings.groups {
         if format != Some(group.format) {
             format = Some(group.format);
-            let _ = writeln!(out, "\n## {}\n", group.format);
+            let _ = writeln!(out, "\n## {}", group.format);
         }
-        let _ = writeln!(out, "### {}\n", cell(group.rule));
+        let _ = writeln!(out, "\n### {}\n", cell(group.rule));
         if let Some(rule) = group.catalogue {
             let _ = writeln!(
                 out,
