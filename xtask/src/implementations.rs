@@ -42,6 +42,13 @@ pub struct Failed {
 pub fn certify(root: &Path, options: &Options) -> Result<Vec<Failed>, String> {
     let folder = root.join("implementations");
     let cards = load_cards(&folder).map_err(|error| error.to_string())?;
+    if cards.is_empty() {
+        // Nothing certified is never a pass.
+        return Err(format!(
+            "no implementation folder (one with an implementation.toml) in {}",
+            folder.display()
+        ));
+    }
     let unknown: Vec<&String> = options
         .only
         .iter()
@@ -191,5 +198,28 @@ fn last_line(path: &Path) -> String {
 fn print_file(path: &Path) {
     if let Ok(text) = std::fs::read_to_string(path) {
         print!("{text}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A checkout whose implementations/ holds no card certifies nothing: an error, never
+    /// a pass.
+    #[test]
+    fn no_card_is_an_error() {
+        let root = std::env::temp_dir().join(format!("xtask-no-card-{}", std::process::id()));
+        std::fs::create_dir_all(root.join("implementations")).expect("folder");
+        let options = Options {
+            soulcheck: root.join("soulcheck"),
+            reports: root.join("reports"),
+            only: Vec::new(),
+            bootstrap: false,
+        };
+        let outcome = certify(&root, &options);
+        std::fs::remove_dir_all(&root).expect("clean");
+        let error = outcome.expect_err("no card");
+        assert!(error.contains("no implementation folder"), "{error}");
     }
 }
