@@ -1,11 +1,3 @@
 #!/usr/bin/env bash
-# Installs the pinned npm packages (package.json, package-lock.json) into PREFIX with
-# `npm ci`, which installs exactly the lock file or fails.
-set -euo pipefail
-prefix=$1
-here=$(cd "$(dirname "$0")" && pwd)
-rm -rf "$prefix"
-mkdir -p "$prefix"
-cp "$here/package.json" "$here/package-lock.json" "$prefix/"
-cd "$prefix"
-npm ci --silent --no-audit --no-fund
+# Installs ajv-cli 5.0.0 from npm into PREFIX: `npm ci` of this folder's package-lock.json.
+exec bash "$(dirname "$0")/../npm-ci.sh" "$(dirname "$0")" "$1"
