@@ -361,6 +361,18 @@ pub fn materialise(
     build(case_dir, spec, into, false)
 }
 
+/// [`materialise`] with absolute symlink targets pointed at decoys under `into`, as
+/// [`materialise_temp`] does, for a caller that keeps the tree between runs (the verdict
+/// oracle's input cache, which cargo-mutants reuses across thousands of processes).
+/// Returns the root.
+pub fn materialise_with_decoys(
+    case_dir: &StoreDir,
+    spec: &TreeSpec,
+    into: &Path,
+) -> Result<PathBuf, LoadError> {
+    build(case_dir, spec, into, true).map(|(root, _)| root)
+}
+
 /// [`materialise`], pointing absolute symlink targets at decoys under `into` if `decoys`.
 fn build(
     case_dir: &StoreDir,

@@ -65,6 +65,10 @@ pub struct Mutant {
     pub measured: String,
     /// The commit it was measured on.
     pub commit: String,
+    /// The SHA-256 of its file's bytes as measured: the record holds only while the file
+    /// is unchanged ([`outdated`]).
+    #[serde(default)]
+    pub source: String,
 }
 
 /// The outcomes cargo-mutants wrote into `<dir>/mutants.out/outcomes.json`: mutant name,
@@ -157,10 +161,19 @@ pub fn record(
         })
         .collect();
     let added = verdict_outcomes.len();
+    let mut sources: BTreeMap<String, String> = BTreeMap::new();
     for (name, file, function, verdict) in verdict_outcomes {
         let diagnostics = (verdict == Status::Missed)
             .then(|| diagnostic_outcomes.get(&name).copied())
             .flatten();
+        let source = match sources.get(&file) {
+            Some(source) => source.clone(),
+            None => {
+                let source = source_hash(&root.join(&file))?;
+                sources.insert(file.clone(), source.clone());
+                source
+            }
+        };
         kept.push(Mutant {
             name,
             file,
@@ -169,6 +182,7 @@ pub fn record(
             diagnostics,
             measured: measured.to_owned(),
             commit: commit.to_owned(),
+            source,
         });
     }
     kept.sort_by(|a, b| {
@@ -186,6 +200,105 @@ pub fn record(
     }
     fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(added)
+}
+
+/// The SHA-256 of a file's bytes, in hex: what a record's `source` names.
+pub fn source_hash(path: &Path) -> Result<String, String> {
+    use sha2::{Digest, Sha256};
+    let bytes = fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(Sha256::digest(&bytes)
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect())
+}
+
+/// Where the reference's source lives: every `.rs` file under it is mutated.
+pub const REFERENCE_SOURCE: &str = "crates/reference/src";
+
+/// A file of the reference whose record does not describe its current code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outdated {
+    /// The file, relative to the repository root.
+    pub file: String,
+    /// Its records measured on other bytes than the file's current ones (or on a file
+    /// that is gone).
+    pub older: usize,
+    /// Whether it has no record at all.
+    pub unmeasured: bool,
+}
+
+impl std::fmt::Display for Outdated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.unmeasured {
+            write!(f, "{}: never measured", self.file)
+        } else {
+            write!(
+                f,
+                "{}: {} record(s) measured on another version of the file",
+                self.file, self.older
+            )
+        }
+    }
+}
+
+/// The reference's files whose record is older than their code: a record whose `source`
+/// is not the SHA-256 of its file as it is now (the file changed, or is gone, since it
+/// was measured), and every `.rs` file under [`REFERENCE_SOURCE`] with no record. Each is
+/// measured again whole with `scripts/corpus-power.sh --file FILE`.
+pub fn outdated(root: &Path) -> Result<Vec<Outdated>, String> {
+    let record = read_record(root)?;
+    let mut current: BTreeMap<String, Option<String>> = BTreeMap::new();
+    for file in rust_files(&root.join(REFERENCE_SOURCE))? {
+        let relative = file
+            .strip_prefix(root)
+            .map_err(|e| e.to_string())?
+            .to_string_lossy()
+            .replace('\\', "/");
+        current.insert(relative, Some(source_hash(&file)?));
+    }
+    let mut older: BTreeMap<String, usize> = BTreeMap::new();
+    for mutant in &record {
+        let hash = current.entry(mutant.file.clone()).or_insert(None);
+        let count = older.entry(mutant.file.clone()).or_insert(0);
+        if hash.as_deref() != Some(mutant.source.as_str()) {
+            *count += 1;
+        }
+    }
+    Ok(current
+        .keys()
+        .filter_map(|file| match older.get(file) {
+            None => Some(Outdated {
+                file: file.clone(),
+                older: 0,
+                unmeasured: true,
+            }),
+            Some(&count) if count > 0 => Some(Outdated {
+                file: file.clone(),
+                older: count,
+                unmeasured: false,
+            }),
+            Some(_) => None,
+        })
+        .collect())
+}
+
+/// Every `.rs` file under `dir`, in a stable order.
+fn rust_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_owned()];
+    while let Some(dir) = pending.pop() {
+        let entries = fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for entry in entries {
+            let path = entry.map_err(|e| format!("{}: {e}", dir.display()))?.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|extension| extension == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
 }
 
 /// The line number in a mutant's name (`file:line:column: ...`), for a stable order.

@@ -12,7 +12,7 @@ const USAGE: &str = "usage: cargo xtask <generate|check|corpus-power|doc-command
     \n            merge a cargo-mutants run (its -o directories) into docs/corpus-power/, then render;\
     \n            the old lines of each FILE the run measured whole (--file) are replaced\
     \n  corpus-power render   rewrite docs/corpus-power.md and docs/corpus-power.json\
-    \n  corpus-power check    exit 1 if those two are stale\
+    \n  corpus-power check    exit 1 if those two are stale, or a record is older than its file\
     \n  doc-commands  try every command README.md, CONTRIBUTING.md and docs/ give (--help,\
     \n            --list); exit 1 if one fails or has no probe\
     \n  implementations [--soulcheck BIN] [--reports DIR] [--bootstrap] [FOLDER...]\
@@ -214,17 +214,27 @@ fn corpus_power(args: &[String]) -> ExitCode {
             })
         }
         [command] if command == "render" => corpus_power::write(&root),
-        [command] if command == "check" => match corpus_power::stale(&root) {
-            Ok(stale) if stale.is_empty() => Ok(()),
-            Ok(stale) => {
-                for path in stale {
-                    println!("stale: {}", path.display());
+        [command] if command == "check" => {
+            match (corpus_power::stale(&root), corpus_power::outdated(&root)) {
+                (Ok(stale), Ok(outdated)) if stale.is_empty() && outdated.is_empty() => Ok(()),
+                (Ok(stale), Ok(outdated)) => {
+                    for path in &stale {
+                        println!("stale: {}", path.display());
+                    }
+                    if !stale.is_empty() {
+                        println!("run `cargo xtask corpus-power render`");
+                    }
+                    for file in &outdated {
+                        println!("outdated: {file}");
+                    }
+                    if !outdated.is_empty() {
+                        println!("measure each again whole: scripts/corpus-power.sh --file FILE");
+                    }
+                    return ExitCode::FAILURE;
                 }
-                println!("run `cargo xtask corpus-power render`");
-                return ExitCode::FAILURE;
+                (Err(error), _) | (_, Err(error)) => Err(error),
             }
-            Err(error) => Err(error),
-        },
+        }
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);

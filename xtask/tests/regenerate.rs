@@ -29,3 +29,20 @@ fn the_corpus_power_record_is_rendered() {
         "stale: {stale:?}; run `cargo xtask corpus-power render` and review the diff"
     );
 }
+
+/// Every record of the corpus-power page was measured on the code as it is: a file of the
+/// reference changed since its mutants were measured (or never measured) fails here, so
+/// the page's figures never describe code that is gone.
+#[test]
+fn the_corpus_power_record_is_measured_on_the_current_code() {
+    let root = xtask::repository_root();
+    let outdated = xtask::corpus_power::outdated(&root).unwrap_or_else(|error| panic!("{error}"));
+    let listing: Vec<String> = outdated.iter().map(ToString::to_string).collect();
+    assert!(
+        outdated.is_empty(),
+        "{} files of the reference were measured on other code:\n{}\n\
+         measure each again whole: scripts/corpus-power.sh --file FILE",
+        outdated.len(),
+        listing.join("\n")
+    );
+}

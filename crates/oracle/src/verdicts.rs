@@ -16,11 +16,14 @@
 //! what a validator reports, not what a certification decides.
 
 use std::fmt;
+use std::fs;
+use std::path::{Path, PathBuf};
 
 use soulcheck_harness::runner::{judge, prepare_input, profile_context, NOT_JUDGED};
+use soulcheck_harness::tree::materialise_with_decoys;
 use soulcheck_harness::{
-    Case, Catalogue, Corpus, ExpectedVerdict, Observation, Outcome, Profile, Request, Severity,
-    Strictness, Validator,
+    Case, Catalogue, Corpus, ExpectedVerdict, Input, Observation, Outcome, PreparedInput, Profile,
+    Request, Severity, Strictness, Validator,
 };
 
 use crate::Reference;
@@ -57,9 +60,20 @@ pub enum Oracle {
 /// Runs every case of `corpus` through the reference in both profiles and returns each
 /// case the reference fails under `oracle`.
 pub fn check(corpus: &Corpus, catalogue: &Catalogue, oracle: Oracle) -> Vec<Miss> {
+    check_with(corpus, catalogue, oracle, None)
+}
+
+/// [`check`], keeping the trees of tree cases under `kept` between runs (see
+/// [`Kept`]); `None` builds each in a temporary directory, as a certification does.
+pub fn check_with(
+    corpus: &Corpus,
+    catalogue: &Catalogue,
+    oracle: Oracle,
+    kept: Option<&Path>,
+) -> Vec<Miss> {
     let mut misses = Vec::new();
     for case in &corpus.cases {
-        let input = match prepare_input(case) {
+        let input = match Prepared::new(case, kept) {
             Ok(input) => input,
             Err(error) => {
                 misses.push(Miss {
@@ -76,7 +90,7 @@ pub fn check(corpus: &Corpus, catalogue: &Catalogue, oracle: Oracle) -> Vec<Miss
                 case_id: &case.id,
                 format: case.format,
                 operation: &case.operation,
-                input: &input,
+                input: input.input(),
                 context: &context,
                 profile,
             };
@@ -154,5 +168,65 @@ fn warnings_miss(case: &Case, observation: &Observation, profile: Profile) -> Op
                 .then(|| format!("expected no warning, got {}", unexpected.join(", ")))
         }
         _ => None,
+    }
+}
+
+/// A case's input as the oracle hands it to the reference: prepared afresh, or a tree
+/// kept from an earlier run.
+enum Prepared {
+    Fresh(PreparedInput),
+    Kept(Input),
+}
+
+impl Prepared {
+    /// Prepares `case`'s input; a tree case's tree is taken from, or built into, `kept`.
+    ///
+    /// Building the trees is most of the oracle's time (two cases at the entry bounds
+    /// write tens of thousands of entries), and cargo-mutants runs the oracle once per
+    /// mutant, so the trees are built once per corpus version. The reference only reads
+    /// them. A tree is built in a directory of its own and renamed into place whole, and
+    /// its root is recorded after that, so a concurrent run (cargo-mutants `-j`) never
+    /// reads a tree half built.
+    fn new(case: &Case, kept: Option<&Path>) -> Result<Prepared, String> {
+        let (Some(kept), Some(spec)) = (kept, case.tree()) else {
+            return prepare_input(case).map(Prepared::Fresh);
+        };
+        let at = kept.join(case.format.to_string()).join(&case.id);
+        let root_file = at.with_extension("root");
+        if let Ok(relative) = fs::read_to_string(&root_file) {
+            return Ok(Prepared::Kept(Input::Tree {
+                root: at.join(relative),
+            }));
+        }
+        let parent = at.parent().unwrap_or(kept);
+        fs::create_dir_all(parent).map_err(|error| format!("{}: {error}", parent.display()))?;
+        let building = parent.join(format!(".{}-{}", case.id, std::process::id()));
+        let _ = fs::remove_dir_all(&building);
+        fs::create_dir(&building).map_err(|error| format!("{}: {error}", building.display()))?;
+        let root = materialise_with_decoys(&case.dir, &spec, &building)
+            .map_err(|error| error.to_string())?;
+        let relative: PathBuf = root
+            .strip_prefix(&building)
+            .map_err(|error| error.to_string())?
+            .to_owned();
+        if fs::rename(&building, &at).is_err() {
+            // Another run put the same tree in place first.
+            let _ = fs::remove_dir_all(&building);
+        }
+        let relative = relative.to_string_lossy().into_owned();
+        let written = root_file.with_extension(format!("root-{}", std::process::id()));
+        fs::write(&written, &relative)
+            .and_then(|()| fs::rename(&written, &root_file))
+            .map_err(|error| format!("{}: {error}", root_file.display()))?;
+        Ok(Prepared::Kept(Input::Tree {
+            root: at.join(relative),
+        }))
+    }
+
+    fn input(&self) -> &Input {
+        match self {
+            Prepared::Fresh(prepared) => prepared.input(),
+            Prepared::Kept(input) => input,
+        }
     }
 }

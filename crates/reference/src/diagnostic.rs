@@ -419,26 +419,36 @@ impl Report {
         rule.spec_grounded()
             && !self.spec_omitted
             && !self.stopped()
-            && (has_room(&self.diagnostics)
-                || self
-                    .diagnostics
-                    .iter()
-                    .any(|kept| !kept.rule.spec_grounded()))
+            && (has_room(&self.diagnostics) || self.last_evictable(rule.severity).is_some())
     }
 
-    /// Makes room for a diagnostic of a `spec` or `upstream` rule by leaving out the last
-    /// kept `suite` diagnostics (counted, as every omission is); false when no room can be
-    /// made. At most [`MAX_DIAGNOSTICS`] diagnostics are looked at per call.
-    fn make_room_for_spec(&mut self) -> bool {
+    /// Where the last kept `suite` diagnostic is that a diagnostic of `incoming` severity
+    /// may displace: any of them, except the report's only kept error when the incoming
+    /// one is a warning, so a report that rejects always shows one of its errors (in the
+    /// strict profile a `suite` rule's error may be the only one a report has).
+    fn last_evictable(&self, incoming: Severity) -> Option<usize> {
+        let errors_kept = self
+            .diagnostics
+            .iter()
+            .filter(|kept| kept.severity == Severity::Error)
+            .count();
+        let keep_error = incoming == Severity::Warning && errors_kept == 1;
+        self.diagnostics.iter().rposition(|kept| {
+            !kept.rule.spec_grounded() && !(keep_error && kept.severity == Severity::Error)
+        })
+    }
+
+    /// Makes room for a diagnostic of a `spec` or `upstream` rule (of `incoming` severity)
+    /// by leaving out the last kept `suite` diagnostics (counted, as every omission is),
+    /// never the report's only error for a warning ([`Report::last_evictable`]); false
+    /// when no room can be made. At most [`MAX_DIAGNOSTICS`] diagnostics are looked at per
+    /// call.
+    fn make_room_for_spec(&mut self, incoming: Severity) -> bool {
         if self.spec_omitted || self.stopped() {
             return false;
         }
         while !has_room(&self.diagnostics) {
-            match self
-                .diagnostics
-                .iter()
-                .rposition(|kept| !kept.rule.spec_grounded())
-            {
+            match self.last_evictable(incoming) {
                 Some(at) => {
                     let left_out = self.diagnostics.remove(at);
                     self.omitted.count(left_out.severity, 1);
@@ -492,7 +502,7 @@ impl Report {
     /// the spec, or when it is the report's first error; when it is not, it is counted as
     /// left out.
     fn admit(&mut self, rule: RuleId, severity: Severity) -> bool {
-        if self.has_room() || (rule.spec_grounded() && self.make_room_for_spec()) {
+        if self.has_room() || (rule.spec_grounded() && self.make_room_for_spec(severity)) {
             return true;
         }
         if severity == Severity::Error && self.make_room_for_error() {
@@ -521,16 +531,6 @@ impl Report {
             self.diagnostics
                 .push(Diagnostic::new(rule, location, message));
         }
-    }
-
-    /// Counts `count` diagnostics of `severity` as left out without building them. Their
-    /// rule unknown, they may rest on the spec, so no later diagnostic displaces a `suite`
-    /// one ([`Report::omit_of`] says which rule).
-    pub fn omit(&mut self, severity: Severity, count: usize) {
-        if count > 0 {
-            self.spec_omitted = true;
-        }
-        self.omitted.count(severity, count);
     }
 
     /// Counts `count` diagnostics of `rule` (at `severity`) as left out without building

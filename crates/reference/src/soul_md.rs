@@ -219,17 +219,16 @@ impl Checker<'_> {
     }
 
     /// A diagnostic at a place in the text; the marker covers the first line of `span`.
-    /// Without room in the report it is only counted (see [`Report::has_room`]).
+    /// Without room in the report it is only counted (see [`Report::has_room_for`]: a
+    /// full report still makes room for its first error, so a rejecting report shows one).
     fn at(&mut self, rule: RuleId, span: Span, message: String) {
-        if !self.report.has_room() {
-            self.report.omit(rule.severity, 1);
+        if !self.report.has_room_for(rule) {
+            self.report.omit_of(rule, rule.severity, 1);
             return;
         }
         let span = first_line(self.source, span);
         let location = self.lines().location(self.source, span);
-        self.report
-            .diagnostics
-            .push(Diagnostic::new(rule, location, message));
+        self.report.push(Diagnostic::new(rule, location, message));
     }
 
     /// A diagnostic about the document as a whole.
@@ -383,8 +382,12 @@ impl Checker<'_> {
             };
             match first_starts.get(&key) {
                 // Only counted when the report has no room: no message is built.
-                Some(_) if !self.report.has_room() => {
-                    self.report.omit(rule::SECTION_DUPLICATE.severity, 1);
+                Some(_) if !self.report.has_room_for(rule::SECTION_DUPLICATE) => {
+                    self.report.omit_of(
+                        rule::SECTION_DUPLICATE,
+                        rule::SECTION_DUPLICATE.severity,
+                        1,
+                    );
                 }
                 Some(&start) => {
                     let first = self.lines().position(self.source, start).line;

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use soulcheck_harness::{Catalogue, Corpus};
-use soulcheck_oracle::verdicts::{check, Oracle};
+use soulcheck_oracle::verdicts::{check_with, Oracle};
 
 /// Holds the reference to the corpus under `oracle`; panics with the cases it misses.
 pub fn holds(oracle: Oracle) {
@@ -17,8 +17,20 @@ pub fn holds(oracle: Oracle) {
         "a corpus of {} cases",
         corpus.cases.len()
     );
+    // The trees of tree cases are kept between runs under the corpus's hash: the
+    // oracle runs once per mutant (scripts/corpus-power.sh), and building them is most of
+    // its time. A changed corpus has another hash, and the old trees are removed.
+    let hash = corpus.content_hash().expect("the corpus hashes");
+    let trees = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oracle-trees");
+    if let Ok(entries) = std::fs::read_dir(&trees) {
+        for entry in entries.flatten() {
+            if entry.file_name() != hash.as_str() {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
     let started = Instant::now();
-    let misses = check(&corpus, &catalogue, oracle);
+    let misses = check_with(&corpus, &catalogue, oracle, Some(&trees.join(&hash)));
     eprintln!(
         "{oracle:?} oracle: {} cases in both profiles in {:?}",
         corpus.cases.len(),
