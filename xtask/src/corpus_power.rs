@@ -330,6 +330,12 @@ pub struct ClassRule {
     pub class: Class,
     /// Why.
     pub reason: String,
+    /// For an equivalent class, the written attempt to break its reason: the input tried
+    /// (in both profiles) and why it, or any input, cannot change a verdict. A class
+    /// without one is refused ([`read_classification`]): a reason nobody tried to refute
+    /// is an assertion, not an argument.
+    #[serde(default)]
+    pub attempt: String,
 }
 
 /// The classification file: rules tried in order, the first match wins.
@@ -355,6 +361,18 @@ pub fn read_classification(root: &Path) -> Result<(Classification, Vec<Regex>), 
                 .map_err(|e| format!("{}: {}: {e}", path.display(), rule.pattern))
         })
         .collect::<Result<Vec<_>, _>>()?;
+    if let Some(rule) = classification
+        .rules
+        .iter()
+        .find(|rule| rule.class == Class::Equivalent && rule.attempt.trim().is_empty())
+    {
+        return Err(format!(
+            "{}: the equivalent class `{}` has no `attempt` (the input tried against its \
+             reason in both profiles, and why no verdict can change)",
+            path.display(),
+            rule.pattern
+        ));
+    }
     Ok((classification, patterns))
 }
 
@@ -552,10 +570,14 @@ pub fn render(root: &Path) -> Result<Rendered, String> {
          mutant. **Suite only**: a survivor of the verdict oracle that the diagnostics oracle \
          (exact diagnostics and locations, as the `cargo test` suite holds the reference) \
          catches: it changes what a report shows, not what a certification decides. \
-         **Equivalent**: a survivor that cannot change a verdict or operation value, with its \
-         reason below. **Open**: a survivor not closed yet. **Power**: caught, of the viable \
+         **Equivalent**: a survivor that cannot change a verdict or operation value in either \
+         profile, with its reason below and the attempt made to break that reason (the input \
+         tried, and why no input can move a verdict). **Open**: a survivor not closed yet. **Power**: caught, of the viable \
          mutants that are not equivalent. How to measure a part and record it: \
-         `scripts/corpus-power.sh` (CONTRIBUTING.md, \"Measuring the corpus's power\").\n\n",
+         `scripts/corpus-power.sh` (CONTRIBUTING.md, \"Measuring the corpus's power\"). \
+         Every record names the SHA-256 of the file it was measured on, and `cargo test` \
+         fails when a file of the reference changed since (`cargo xtask corpus-power \
+         check` says which to measure again), so the figures describe the code as it is.\n\n",
     );
     md.push_str(
         "**Should-level rules.** A verdict never shows a warning, and the samples taken before \
@@ -612,7 +634,11 @@ pub fn render(root: &Path) -> Result<Rendered, String> {
             continue;
         }
         let count = by_rule.get(&index).copied().unwrap_or(0);
-        let _ = writeln!(md, "- {count}: {} (`{}`)", rule.reason, rule.pattern);
+        let _ = writeln!(
+            md,
+            "- {count}: {} (`{}`)\n  - *Attempt:* {}",
+            rule.reason, rule.pattern, rule.attempt
+        );
     }
     md.push_str("\n## Open survivors\n\n");
     if open.is_empty() {
@@ -672,4 +698,77 @@ pub fn write(root: &Path) -> Result<(), String> {
         fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A repository with two reference files and a record of one mutant of the first,
+    /// measured on `recorded_source` (the first file as it is when `None`).
+    fn repository(recorded_source: Option<&str>) -> tempfile::TempDir {
+        let root = tempfile::tempdir().expect("temp dir");
+        let source = root.path().join(REFERENCE_SOURCE);
+        fs::create_dir_all(source.join("json")).expect("source dirs");
+        fs::write(source.join("lib.rs"), "pub fn one() -> u8 { 1 }\n").expect("lib.rs");
+        fs::write(source.join("json/mod.rs"), "pub fn two() -> u8 { 2 }\n").expect("mod.rs");
+        let recorded_source = match recorded_source {
+            Some(source) => source.to_owned(),
+            None => source_hash(&source.join("lib.rs")).expect("hash"),
+        };
+        let mutant = Mutant {
+            name: "crates/reference/src/lib.rs:1:22: replace one -> u8 with 0".to_owned(),
+            file: "crates/reference/src/lib.rs".to_owned(),
+            function: "one".to_owned(),
+            verdict: Status::Caught,
+            diagnostics: None,
+            measured: "2026-12-05".to_owned(),
+            commit: "0123456789ab".to_owned(),
+            source: recorded_source,
+        };
+        let record = root.path().join(MUTANTS);
+        fs::create_dir_all(record.parent().expect("parent")).expect("record dir");
+        let line = serde_json::to_string(&mutant).expect("json");
+        fs::write(record, format!("{line}\n")).expect("record");
+        root
+    }
+
+    #[test]
+    fn a_record_holds_only_while_its_file_is_unchanged() {
+        let root = repository(None);
+        let found = outdated(root.path()).expect("outdated");
+        assert_eq!(
+            found,
+            vec![Outdated {
+                file: "crates/reference/src/json/mod.rs".to_owned(),
+                older: 0,
+                unmeasured: true,
+            }],
+            "only the file with no record is outdated"
+        );
+        fs::write(
+            root.path().join(REFERENCE_SOURCE).join("lib.rs"),
+            "pub fn one() -> u8 { 1 + 0 }\n",
+        )
+        .expect("edit");
+        let found = outdated(root.path()).expect("outdated");
+        assert!(
+            found.contains(&Outdated {
+                file: "crates/reference/src/lib.rs".to_owned(),
+                older: 1,
+                unmeasured: false,
+            }),
+            "an edited file's record is older than its code: {found:?}"
+        );
+    }
+
+    #[test]
+    fn a_record_of_a_file_that_is_gone_is_outdated() {
+        let root = repository(Some("0000"));
+        fs::remove_file(root.path().join(REFERENCE_SOURCE).join("lib.rs")).expect("remove");
+        let found = outdated(root.path()).expect("outdated");
+        assert!(found
+            .iter()
+            .any(|o| o.file.ends_with("lib.rs") && o.older == 1));
+    }
 }

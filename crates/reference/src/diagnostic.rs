@@ -434,7 +434,7 @@ impl Report {
             .count();
         let keep_error = incoming == Severity::Warning && errors_kept == 1;
         self.diagnostics.iter().rposition(|kept| {
-            !kept.rule.spec_grounded() && !(keep_error && kept.severity == Severity::Error)
+            !kept.rule.spec_grounded() && (kept.severity == Severity::Warning || !keep_error)
         })
     }
 

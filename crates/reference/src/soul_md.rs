@@ -591,10 +591,11 @@ fn delimiter_tabs_as_spaces(text: &str) -> std::borrow::Cow<'_, str> {
 /// that is not blank starts with a delimiter (`-` or `+`) or with the `[` of a definition.
 /// Any other first line opens another block first. Lines of ASCII whitespace count as
 /// blank and leading whitespace is skipped, which only ever errs towards reading the
-/// document twice.
+/// document twice; the line tabulation (U+000B) counts too, since the parser takes a line
+/// of it as blank where `char::is_ascii_whitespace` does not.
 fn may_open_with_metadata(text: &str) -> bool {
     text.split('\n')
-        .map(|line| line.trim_start_matches(|c: char| c.is_ascii_whitespace()))
+        .map(|line| line.trim_start_matches(|c: char| c.is_ascii_whitespace() || c == '\u{0B}'))
         .find(|line| !line.is_empty())
         .is_some_and(|line| line.starts_with(['-', '+', '[']))
 }
@@ -926,6 +927,7 @@ mod tests {
             "    ---\na: 1\n---\n",
             "",
             "\n \n",
+            "\u{0B}\n---\na: 1\n---\n# T\n",
         ];
         let mut frontmatters = 0;
         for document in documents {
@@ -935,8 +937,9 @@ mod tests {
                 frontmatters += 1;
             }
         }
-        // Link reference definitions before the block are among them.
-        assert_eq!(frontmatters, 7);
+        // Link reference definitions, and a line of a line tabulation, before the block
+        // are among them.
+        assert_eq!(frontmatters, 8);
         assert!(!may_open_with_metadata("# Title\n\n---\na: 1\n---\n"));
     }
 
