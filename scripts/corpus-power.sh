@@ -5,7 +5,7 @@
 #   scripts/corpus-power.sh --file crates/reference/src/soul_kit.rs
 #   scripts/corpus-power.sh --shard 3/8
 #   scripts/corpus-power.sh --re 'soul_md\.rs:.* in Walker'
-#   scripts/corpus-power.sh                      # the whole reference (two hours or so)
+#   scripts/corpus-power.sh -j 2                 # the whole reference (about 70 minutes)
 #
 # Arguments go to cargo-mutants as they are (`--file`, `--shard`, `--re`, `-j`, ...). A
 # file given with `--file` is measured whole, so its old lines in the record are replaced;
@@ -58,7 +58,7 @@ cargo test --quiet -p soulcheck-oracle --test verdicts --test diagnostics
 
 echo "== the verdict oracle on every mutant of the part"
 # cargo-mutants exits 2 when mutants survive and 3 on timeouts: both are results here. The
-# timeout is ten times the verdict oracle's run (about 6 s), so a loaded machine does not
+# timeout is twenty times the verdict oracle's run (about 3 s), so a loaded machine does not
 # turn a slow run into a "caught" timeout.
 status=0
 cargo mutants -p soulcheck-reference --baseline skip --timeout 60 -o "$out/verdicts" "$@" \

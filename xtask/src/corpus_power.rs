@@ -409,6 +409,9 @@ pub struct Tally {
     pub caught: usize,
     /// Survivors of the verdict oracle that the diagnostics oracle catches.
     pub caught_by_suite_only: usize,
+    /// Survivors of the verdict oracle not run against the diagnostics oracle: the
+    /// "suite only" count leaves them out, and the page says how many.
+    pub suite_unmeasured: usize,
     /// Survivors classified equivalent.
     pub equivalent: usize,
     /// Survivors not closed.
@@ -426,8 +429,10 @@ impl Tally {
             }
             Status::Missed => {
                 self.viable += 1;
-                if mutant.diagnostics == Some(Status::Caught) {
-                    self.caught_by_suite_only += 1;
+                match mutant.diagnostics {
+                    Some(Status::Caught) => self.caught_by_suite_only += 1,
+                    None => self.suite_unmeasured += 1,
+                    Some(_) => {}
                 }
                 match class {
                     Some(Class::Equivalent) => self.equivalent += 1,
@@ -517,6 +522,7 @@ pub fn render(root: &Path) -> Result<Rendered, String> {
                 "viable": tally.viable,
                 "caught": tally.caught,
                 "caught_by_suite_only": tally.caught_by_suite_only,
+                "survivors_not_run_by_the_diagnostics_oracle": tally.suite_unmeasured,
                 "equivalent": tally.equivalent,
                 "open": tally.open,
                 "power": tally.power().map(|power| (power * 1000.0).round() / 1000.0),
@@ -597,7 +603,14 @@ pub fn render(root: &Path) -> Result<Rendered, String> {
             tally.unviable,
             tally.viable,
             tally.caught,
-            tally.caught_by_suite_only,
+            if tally.suite_unmeasured == 0 {
+                tally.caught_by_suite_only.to_string()
+            } else {
+                format!(
+                    "{} ({} not run)",
+                    tally.caught_by_suite_only, tally.suite_unmeasured
+                )
+            },
             tally.equivalent,
             tally.open,
             percent(tally)
