@@ -329,6 +329,10 @@ fn source_problem(run: &Run<'_>, source: &str) -> Option<&'static str> {
     if source.is_empty() {
         return Some("an empty source");
     }
+    // agent-compose's safe segment refuses a character below U+0020 in a source too.
+    if source.chars().any(|c| c < '\u{20}') {
+        return Some("a source holding a control character is not a safe segment");
+    }
     names::locator_problem(run, source)
 }
 

@@ -261,6 +261,22 @@ fn split_anywhere<'t>(content: &'t str, at: &str, report: &mut Report<'_>) -> Op
 /// description.
 fn check_frontmatter(frontmatter: &str, at: &str, report: &mut Report<'_>) {
     document_markers(frontmatter, at, report);
+    // Strict: an explicit key's `?` line ending in a tab. YAML 1.2 allows the tab there,
+    // but readers refuse it (saphyr: "expected whitespace"), so the strict profile, which
+    // takes the reading every mainstream reader agrees on, refuses it too.
+    let key_line_ends_in_tab = frontmatter.lines().any(|line| {
+        line.trim_start_matches(' ')
+            .strip_prefix('?')
+            .is_some_and(|rest| rest.contains('\t') && rest.trim_matches([' ', '\t']).is_empty())
+    });
+    if key_line_ends_in_tab && report.strict() {
+        report.strict_error(
+            "head.yaml-syntax",
+            at,
+            "an explicit key's `?` line ends in a tab",
+        );
+        return;
+    }
     let options = yaml::Options {
         as_strings: report.planted(Planted::YamlScalarsAsStrings),
     };
