@@ -64,7 +64,7 @@ pub fn check(corpus: &Corpus, catalogue: &Catalogue, oracle: Oracle) -> Vec<Miss
 }
 
 /// [`check`], keeping the trees of tree cases under `kept` between runs (see
-/// [`Kept`]); `None` builds each in a temporary directory, as a certification does.
+/// `Prepared::new`); `None` builds each in a temporary directory, as a certification does.
 pub fn check_with(
     corpus: &Corpus,
     catalogue: &Catalogue,
