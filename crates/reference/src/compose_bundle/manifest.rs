@@ -79,9 +79,6 @@ pub(crate) struct Manifest {
     pub(crate) boundaries: Vec<String>,
     pub(crate) sources: Vec<String>,
     pub(crate) entry_points: Vec<EntryPoint>,
-    /// Where the identity trees are: a native-skills bundle's safe skills_root (see
-    /// `compose-bundle.identity.tree`); `None` for content/skills.
-    pub(crate) skills_root: Option<String>,
 }
 
 /// Checks `manifest.json`; `None` when it cannot be read as a JSON object. The strict
@@ -594,9 +591,6 @@ impl Checker<'_, '_> {
                     format!("entry point {path:?} is not a safe relative path inside the bundle"),
                 );
                 continue;
-            }
-            if field == "skills_root" && mode == Some(NATIVE) {
-                self.manifest.skills_root = Some(path.to_owned());
             }
             self.manifest.entry_points.push(EntryPoint {
                 field,
