@@ -24,17 +24,22 @@ struct Shape {
     bytes: Vec<u8>,
 }
 
+/// The members of the smallest v1 Soulacy package, soul_yaml last.
+fn soulacy_v1_members() -> Vec<String> {
+    vec![
+        r#""schema_version": "soulacy.agent.package/v1""#.to_owned(),
+        r#""manifest": {}"#.to_owned(),
+        r#""soul_yaml": "id: hn-digest\n""#.to_owned(),
+    ]
+}
+
 /// A v1 Soulacy package (a `spec` warning, `v1.deprecated`) with `unknown` unknown
 /// members (`suite` warnings) and a repeated member (a `suite` error in the strict
 /// profile) before or after them.
 fn soulacy_v1(unknown: usize, repeat_first: bool) -> Shape {
-    let mut members = vec![
-        r#""schema_version": "soulacy.agent.package/v1""#.to_owned(),
-        r#""manifest": {}"#.to_owned(),
-        r#""soul_yaml": "id: hn-digest\n""#.to_owned(),
-    ];
+    let mut members = soulacy_v1_members();
     let unknowns = (0..unknown).map(|index| format!(r#""extra_{index}": {index}"#));
-    let repeat = r#""soul_yaml": "id: hn-digest\n""#.to_owned();
+    let repeat = members[2].clone();
     if repeat_first {
         members.push(repeat);
         members.extend(unknowns);
@@ -58,11 +63,7 @@ fn soulacy_v1(unknown: usize, repeat_first: bool) -> Shape {
 /// report's text bound, and the `spec` warning `v1.deprecated` then makes room.
 fn soulacy_v1_long_key(length: usize, copies: usize) -> Shape {
     let key = "k".repeat(length);
-    let mut members = vec![
-        r#""schema_version": "soulacy.agent.package/v1""#.to_owned(),
-        r#""manifest": {}"#.to_owned(),
-        r#""soul_yaml": "id: hn-digest\n""#.to_owned(),
-    ];
+    let mut members = soulacy_v1_members();
     members.extend((0..copies).map(|copy| format!(r#""{key}": {copy}"#)));
     Shape {
         what: format!("soulacy v1 package, a {length}-byte member name {copies} times"),
