@@ -69,16 +69,10 @@ pub(super) fn find(body: &str, reading: Reading) -> Option<Frontmatter> {
     if reading.anywhere {
         return (0..lines.len()).find_map(|index| block_at(body, &lines, index, reading));
     }
-    // The first block of the document: blank lines before it do not matter. Blank as the
-    // catalogue's decision reads it (pulldown-cmark's metadata blocks): a line of a line
-    // tabulation or a form feed is blank too, where CommonMark would start a paragraph.
-    let first = lines.iter().position(|line| {
-        let content = line.content(body);
-        !(lines::is_blank(content)
-            || content
-                .chars()
-                .all(|c| matches!(c, ' ' | '\t' | '\u{0B}' | '\u{0C}')))
-    })?;
+    // The first block of the document: blank lines before it do not matter.
+    let first = lines
+        .iter()
+        .position(|line| !lines::is_blank_before_metadata(line.content(body)))?;
     block_at(body, &lines, first, reading)
 }
 

@@ -75,6 +75,15 @@ pub(super) fn is_blank(content: &str) -> bool {
     content.bytes().all(|byte| byte == b' ' || byte == b'\t')
 }
 
+/// Whether a line is blank as the catalogue's decision reads the lines before a metadata
+/// block (pulldown-cmark's): a line of a line tabulation or a form feed is blank too, where
+/// CommonMark would start a paragraph.
+pub(super) fn is_blank_before_metadata(content: &str) -> bool {
+    content
+        .bytes()
+        .all(|byte| matches!(byte, b' ' | b'\t' | 0x0B | 0x0C))
+}
+
 /// A line that looks like a code fence (CommonMark 4.5): up to three spaces, then three or
 /// more backticks or tildes, then an info string.
 #[derive(Debug, Clone, Copy)]
