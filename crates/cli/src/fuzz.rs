@@ -31,7 +31,8 @@ use soulcheck_harness::corpus::InputSource;
 use soulcheck_harness::differential::campaign::{
     self, Finding, Phase, Progress, Results, Settings,
 };
-use soulcheck_harness::differential::{draft, jsonl, Class, Differential};
+use soulcheck_harness::differential::{draft, jsonl, Class, Differential, Key};
+use soulcheck_harness::expectations::Expectations;
 use soulcheck_harness::report::staging::Staging;
 use soulcheck_harness::runner::prepare_input;
 use soulcheck_harness::store::Store;
@@ -92,6 +93,11 @@ pub struct FuzzArgs {
     /// where CONTRIBUTING.md's triage expects them).
     #[arg(long, value_name = "DIR")]
     drafts: Option<PathBuf>,
+    /// The validator's expectations file, as `run --expectations` reads it: a finding
+    /// whose rule and kind a listed case fails with is a known deviation, counted apart
+    /// (class `listed`) instead of coming back as a finding in every campaign.
+    #[arg(long, value_name = "FILE")]
+    expectations: Option<PathBuf>,
     #[command(flatten)]
     validator: ValidatorArgs,
     /// No progress display (on a terminal a progress line; otherwise, as in a CI log, a
@@ -139,7 +145,10 @@ fn fuzz_inner(args: FuzzArgs, interruptible: &Interruptible) -> Result<ExitCode>
     });
     let subject = args.validator.subject(&store, without_path)?;
     let implementation = args.validator.implementation(subject.validator.as_ref());
-    let settings = settings(&args);
+    let mut settings = settings(&args);
+    if let Some(path) = &args.expectations {
+        settings.listed = listed(&store, args.format, args.profile, path)?;
+    }
     let reproduce = Reproduce::from_env();
     // Step 2: the report's staging directory and header, written before the campaign.
     let staging = match &args.report {
@@ -298,6 +307,14 @@ fn existing_cases(store: &Store, format: Format) -> Result<Vec<draft::Existing>>
         .collect())
 }
 
+/// The findings an expectations file lists, checked against the corpus as `run` checks it.
+fn listed(store: &Store, format: Format, profile: Profile, path: &Path) -> Result<Vec<Key>> {
+    let corpus = Corpus::open_formats(store.clone(), &[format])?;
+    let expectations = Expectations::load(path, &corpus.cases)
+        .with_context(|| format!("cannot read the expectations file {}", path.display()))?;
+    Ok(campaign::listed_keys(&expectations, &corpus.cases, profile))
+}
+
 /// The campaign's settings from the command line; a fresh seed when none is given.
 fn settings(args: &FuzzArgs) -> Settings {
     let jobs = args
@@ -311,6 +328,7 @@ fn settings(args: &FuzzArgs) -> Settings {
         max_findings: args.max_findings,
         shrink_steps: args.shrink_steps,
         max_input: args.max_input.max(1),
+        listed: Vec::new(),
     }
 }
 
@@ -374,6 +392,8 @@ fn open_report(
             "max_findings": settings.max_findings,
             "shrink_steps": settings.shrink_steps,
             "max_input_bytes": settings.max_input,
+            "expectations": args.expectations.as_ref().map(|path| path.display().to_string()),
+            "listed": settings.listed.len(),
             "timeout_seconds": args.validator.timeout,
             "sandbox": args.validator.sandboxed(),
             "crash_patterns": args.validator.crash_patterns,
@@ -482,14 +502,53 @@ fn describe_progress(progress: &Progress) -> String {
 }
 
 /// The command line that repeats this campaign: the same arguments, with the seed and a
-/// number of runs instead of a duration, and without where the results went.
+/// number of runs instead of a duration, and without where the results went; prefixed by
+/// the variables the validator was started with beyond `PATH` (those `--env` names, the
+/// `SOULCHECK_*` ones and the locale and time zone), each as this campaign had it, so the
+/// validator runs again as it ran here.
 struct Reproduce {
+    env: Vec<(String, String)>,
     kept: Vec<String>,
 }
 
 impl Reproduce {
     fn from_env() -> Reproduce {
-        Reproduce::from_args(std::env::args().skip(1))
+        let mut reproduce = Reproduce::from_args(std::env::args().skip(1));
+        reproduce.env = reproduce
+            .passed()
+            .into_iter()
+            .filter_map(|name| std::env::var(&name).ok().map(|value| (name, value)))
+            .collect();
+        reproduce
+    }
+
+    /// The names of the variables the validator gets besides `PATH`, `HOME` and `TMPDIR`
+    /// (the sandbox sets those two): what `--env` names, and the fixed ones that change
+    /// how a program reads text and time, and `SOULCHECK_*`.
+    fn passed(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        let mut next_is_name = false;
+        for arg in &self.kept {
+            if next_is_name {
+                names.push(arg.clone());
+                next_is_name = false;
+            } else if arg == "--env" {
+                next_is_name = true;
+            } else if let Some(name) = arg.strip_prefix("--env=") {
+                names.push(name.to_owned());
+            }
+        }
+        let fixed = soulcheck_harness::sandbox::PASSED_ENV
+            .iter()
+            .filter(|name| **name != "PATH")
+            .map(|name| (*name).to_owned());
+        let ours = std::env::vars_os()
+            .filter_map(|(name, _)| name.into_string().ok())
+            .filter(|name| name.starts_with("SOULCHECK_"));
+        let mut all: Vec<String> = fixed.chain(ours).chain(names).collect();
+        all.sort();
+        all.dedup();
+        all
     }
 
     fn from_args(args: impl Iterator<Item = String>) -> Reproduce {
@@ -517,12 +576,20 @@ impl Reproduce {
                 None => kept.push(arg),
             }
         }
-        Reproduce { kept }
+        Reproduce {
+            env: Vec::new(),
+            kept,
+        }
     }
 
     /// The campaign's first `runs` runs, with `seed`.
     fn command(&self, seed: u64, runs: u64) -> String {
-        let mut words = vec!["soulcheck".to_owned()];
+        let mut words: Vec<String> = self
+            .env
+            .iter()
+            .map(|(name, value)| format!("{name}={}", shell_quote(value)))
+            .collect();
+        words.push("soulcheck".to_owned());
         words.extend(self.kept.iter().map(|word| shell_quote(word)));
         words.push(format!("--seed {seed} --runs {runs}"));
         words.join(" ")
@@ -548,8 +615,9 @@ fn class_meaning(class: Class) -> &'static str {
         Class::StrictOnly => "only rules the strict profile adds; the spec allows what they refuse",
         Class::Bound => "only the reference's own size, depth or entry bounds",
         Class::ImplementationDefined => "only points the spec leaves open",
+        Class::Listed => "known deviations: the expectations file lists a case failing with this rule and kind",
         Class::Unexplained => {
-            "the validator rejects a valid document and names no catalogued rule; check its output"
+            "the validator rejects a document only an open reading refuses (named here) and names no catalogued rule, so which reading it took is unknown; check its output on the documents shown"
         }
         _ => "decided by the spec",
     }
@@ -693,6 +761,22 @@ fn render(
                 tally.count,
                 tally.first_run
             );
+            // The unexplained bucket shows its documents, as findings do: nothing else says
+            // what the validator refused.
+            if class == Class::Unexplained {
+                let examples = [("first", &tally.first), ("smallest", &tally.smallest)];
+                for (label, example) in examples {
+                    if let Some(example) = example {
+                        let _ = writeln!(
+                            out,
+                            "    {label}: run {}, {} bytes: {}",
+                            example.run,
+                            example.size,
+                            preview(&example.head, 300)
+                        );
+                    }
+                }
+            }
         }
     }
     let distinct = results.findings.len() + results.unkept.len();
@@ -787,6 +871,32 @@ mod tests {
             "soulcheck fuzz --format soul-kit --validator 'my tool --json {path}' --seed 7 --runs 13"
         );
         assert_eq!(shell_quote("it's"), r"'it'\''s'");
+        // The validator's environment comes first, quoted.
+        let reproduce = Reproduce {
+            env: vec![("TOOL_NOW".to_owned(), "2026-07-14 00:00".to_owned())],
+            ..reproduce
+        };
+        assert_eq!(
+            reproduce.command(7, 13),
+            "TOOL_NOW='2026-07-14 00:00' soulcheck fuzz --format soul-kit --validator 'my tool --json {path}' --seed 7 --runs 13"
+        );
+        let named = Reproduce::from_args(
+            [
+                "fuzz",
+                "--env",
+                "TOOL_HOME",
+                "--env=TOOL_NOW",
+                "--validator",
+                "t",
+            ]
+            .iter()
+            .map(|arg| (*arg).to_owned()),
+        );
+        let passed = named.passed();
+        assert!(passed.contains(&"TOOL_HOME".to_owned()), "{passed:?}");
+        assert!(passed.contains(&"TOOL_NOW".to_owned()), "{passed:?}");
+        assert!(passed.contains(&"TZ".to_owned()), "{passed:?}");
+        assert!(!passed.contains(&"PATH".to_owned()), "{passed:?}");
     }
 
     #[test]

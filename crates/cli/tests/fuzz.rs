@@ -285,7 +285,7 @@ fn a_planted_bug_is_caught() -> Result<(), Failed> {
         "verdict = \"reject\"",
         "rule = \"soul-kit.json.duplicate-key\"",
         "input = \"input.soulkit.json\"",
-        "# REVIEW: reproduce: soulcheck fuzz --format soul-kit --validator",
+        "soulcheck fuzz --format soul-kit --validator",
         "# REVIEW:   answer: {\"verdict\":\"accept\"",
     ] {
         if !toml.contains(needle) {

@@ -130,6 +130,10 @@ pub struct Settings {
     pub shrink_steps: usize,
     /// Largest fuzz input, in bytes; each run's is between 1 and this.
     pub max_input: usize,
+    /// Findings the validator is known for (its expectations file, through
+    /// [`listed_keys`]): a finding with one of these keys is counted apart as
+    /// [`Class::Listed`].
+    pub listed: Vec<Key>,
 }
 
 impl Default for Settings {
@@ -142,6 +146,7 @@ impl Default for Settings {
             max_findings: 20,
             shrink_steps: 2_000,
             max_input: 4_096,
+            listed: Vec::new(),
         }
     }
 }
@@ -176,6 +181,30 @@ pub struct Progress {
     pub elapsed: Duration,
 }
 
+/// The first bytes of an example document a tally keeps; enough to see what it is.
+pub const EXAMPLE_BYTES: usize = 1024;
+
+/// One document a disagreement counted apart was seen on, as reports show it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Example {
+    /// The run that built it.
+    pub run: u64,
+    /// The document's size in bytes.
+    pub size: usize,
+    /// Its first [`EXAMPLE_BYTES`] bytes.
+    pub head: Vec<u8>,
+}
+
+impl Example {
+    fn of(run: u64, document: &[u8]) -> Example {
+        Example {
+            run,
+            size: document.len(),
+            head: document[..document.len().min(EXAMPLE_BYTES)].to_vec(),
+        }
+    }
+}
+
 /// How often one disagreement was seen, and first where.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tally {
@@ -187,6 +216,11 @@ pub struct Tally {
     pub count: u64,
     /// The first such run (reproduce with the campaign's seed and `--runs first_run+1`).
     pub first_run: u64,
+    /// For a disagreement counted apart: the first run's document.
+    pub first: Option<Example>,
+    /// For a disagreement counted apart: the smallest document (the lowest run among
+    /// equals), what a maintainer reads first.
+    pub smallest: Option<Example>,
 }
 
 /// One finding, shrunk.
@@ -281,12 +315,58 @@ impl Results {
                 key: finding.key.clone(),
                 count: finding.count,
                 first_run: finding.first_run,
+                first: None,
+                smallest: None,
             })
             .chain(self.unkept.iter().cloned())
             .collect();
         all.sort_by_key(|tally| tally.first_run);
         all
     }
+}
+
+/// The findings an expectations file lists, as campaign keys: each entry's rule (else its
+/// case's first rule) with the kinds a failure of that case can show in `profile`. A case
+/// that must be rejected fails by being accepted, or by wrong diagnostics; one that must
+/// be accepted, by being rejected or by a diagnostic of a rule it does not break. An
+/// implementation-defined case fails in no way a campaign counts as a finding, and gives
+/// no key.
+pub fn listed_keys(
+    expectations: &crate::expectations::Expectations,
+    cases: &[crate::corpus::Case],
+    profile: soulcheck_vocabulary::Profile,
+) -> Vec<Key> {
+    use crate::corpus::ExpectedVerdict;
+    let mut keys: Vec<Key> = Vec::new();
+    for case in cases {
+        let Some(entry) = expectations.entries().get(&case.name()) else {
+            continue;
+        };
+        let Some(rule) = entry.rule.clone().or_else(|| case.rules.first().cloned()) else {
+            continue;
+        };
+        let kinds: &[Kind] = match case.expectation(profile).verdict {
+            ExpectedVerdict::Reject => &[
+                Kind::AcceptsInvalid,
+                Kind::MissedDiagnostics,
+                Kind::UnexpectedDiagnostic,
+            ],
+            ExpectedVerdict::Accept | ExpectedVerdict::AcceptWithWarnings => {
+                &[Kind::RejectsValid, Kind::UnexpectedDiagnostic]
+            }
+            ExpectedVerdict::ImplementationDefined { .. } => &[],
+        };
+        for &kind in kinds {
+            let key = Key {
+                rule: Some(rule.clone()),
+                kind,
+            };
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+    }
+    keys
 }
 
 /// What became of one fuzz input checked on its own ([`check_input`]).
@@ -403,12 +483,18 @@ impl Tracker {
         data: &[u8],
         sample: &Sample,
         disagreement: Disagreement,
+        listed: &[Key],
     ) {
         let key = disagreement.key_for(&sample.targets);
         let tracked = self.findings.len() + self.apart.len();
-        if !disagreement.is_finding() {
+        let listed = disagreement.is_finding() && listed.contains(&key);
+        if !disagreement.is_finding() || listed {
             self.apart_runs += 1;
-            let class = disagreement.class;
+            let class = if listed {
+                Class::Listed
+            } else {
+                disagreement.class
+            };
             let slot = (class, key.clone());
             if tracked >= MAX_KEYS && !self.apart.contains_key(&slot) {
                 return;
@@ -418,9 +504,19 @@ impl Tracker {
                 key,
                 count: 0,
                 first_run: run,
+                first: None,
+                smallest: None,
             });
             tally.count += 1;
             tally.first_run = tally.first_run.min(run);
+            let document = &sample.document;
+            if tally.first.as_ref().is_none_or(|first| run < first.run) {
+                tally.first = Some(Example::of(run, document));
+            }
+            let smaller = |kept: &Example| (document.len(), run) < (kept.size, kept.run);
+            if tally.smallest.as_ref().is_none_or(smaller) {
+                tally.smallest = Some(Example::of(run, document));
+            }
             return;
         }
         if tracked >= MAX_KEYS && !self.findings.contains_key(&key) {
@@ -510,6 +606,8 @@ pub fn run(
             key: key.clone(),
             count: seen.count,
             first_run: seen.first_run,
+            first: None,
+            smallest: None,
         })
         .collect();
     seen.truncate(settings.max_findings);
@@ -643,7 +741,8 @@ impl Campaign<'_> {
                 Some((_, Comparison::Agree)) => tracker.agreed += 1,
                 Some((_, Comparison::Skipped { reason })) => tracker.skipped(reason),
                 Some((sample, Comparison::Disagree(disagreement))) => {
-                    tracker.disagreed(run, elapsed, &data, &sample, *disagreement);
+                    let listed = &self.settings.listed;
+                    tracker.disagreed(run, elapsed, &data, &sample, *disagreement, listed);
                 }
             }
         }

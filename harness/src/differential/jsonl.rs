@@ -12,7 +12,7 @@ use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use soulcheck_vocabulary::{Format, Profile};
 
-use super::campaign::{Finding, Results, Tally};
+use super::campaign::{Example, Finding, Results, Tally};
 use super::{Class, Kind};
 use crate::report::jsonl::Lines;
 use crate::runner::Grading;
@@ -122,6 +122,34 @@ pub struct OpenRecord {
     pub count: u64,
     /// The first such run.
     pub first_run: u64,
+    /// The first run's document.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first: Option<ExampleRecord>,
+    /// The smallest document seen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smallest: Option<ExampleRecord>,
+}
+
+/// A document a disagreement counted apart was seen on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExampleRecord {
+    /// The run that built it.
+    pub run: u64,
+    /// Its size in bytes.
+    pub bytes: usize,
+    /// Its first bytes (at most [`super::campaign::EXAMPLE_BYTES`]), base64.
+    pub head_base64: String,
+}
+
+impl ExampleRecord {
+    fn of(example: &Example) -> ExampleRecord {
+        let engine = base64::engine::general_purpose::STANDARD;
+        ExampleRecord {
+            run: example.run,
+            bytes: example.size,
+            head_base64: engine.encode(&example.head),
+        }
+    }
 }
 
 /// Last line, present only when the campaign completed.
@@ -271,6 +299,8 @@ impl Writer {
             kind: tally.key.kind,
             count: tally.count,
             first_run: tally.first_run,
+            first: tally.first.as_ref().map(ExampleRecord::of),
+            smallest: tally.smallest.as_ref().map(ExampleRecord::of),
         }));
     }
 

@@ -137,9 +137,15 @@ pub enum Class {
     /// Only points the spec leaves open: `suite` rules in the spec profile, or a value the
     /// document repeats where which occurrence counts is open.
     ImplementationDefined,
-    /// The validator rejects what the oracle accepts and names no catalogued rule: there
-    /// is nothing to hold its reason against.
+    /// The validator rejects a document only an open reading refuses (the strict profile's
+    /// protective choice, or a point the oracle reports as open) and names no catalogued
+    /// rule: whether it took that reading is unknown. A rejection of a document the spec
+    /// decides is a finding, named rule or not.
     Unexplained,
+    /// A finding whose rule and kind the validator's expectations file lists (`fuzz
+    /// --expectations`): a known, recorded deviation, counted apart so that it does not
+    /// come back as news in every campaign.
+    Listed,
 }
 
 impl Class {
@@ -150,6 +156,7 @@ impl Class {
         Class::Bound,
         Class::ImplementationDefined,
         Class::Unexplained,
+        Class::Listed,
     ];
 
     /// The class's name in reports.
@@ -160,6 +167,7 @@ impl Class {
             Class::Bound => "bound",
             Class::ImplementationDefined => "implementation-defined",
             Class::Unexplained => "unexplained",
+            Class::Listed => "listed",
         }
     }
 }
@@ -384,13 +392,50 @@ impl<'a> Differential<'a> {
                 reason: format!("the oracle could not check the input: {oracle:?}"),
             };
         };
-        self.judge(oracle, guarded(validator, &request))
+        let answer = guarded(validator, &request);
+        // The protective reading: the same oracle asked in the strict profile, which takes
+        // the suite's protective choice at every point the spec leaves open. Asked only
+        // when a spec-profile disagreement needs it.
+        let protective = || {
+            let context = profile_context(&self.context, Profile::Strict);
+            let request = Request {
+                context: &context,
+                profile: Profile::Strict,
+                ..request
+            };
+            match guarded(self.oracle, &request).outcome {
+                Outcome::Observed(observation) => Some(observation),
+                _ => None,
+            }
+        };
+        self.judge_with(oracle, answer, protective)
     }
 
     /// Judges a validator's answer against the oracle's observation of the same input.
     /// Both observations are held to the bounds a process's answer is read within
-    /// ([`crate::bounded::bound`]) before they are compared.
+    /// ([`crate::bounded::bound`]) before they are compared. Without the input, the
+    /// protective reading cannot be asked for: [`Differential::compare`] asks for it.
     pub fn judge(&self, oracle: Observation, validator: Answer) -> Comparison {
+        self.judge_with(oracle, validator, || None)
+    }
+
+    /// [`Differential::judge`], with the oracle's observation of the same input in the
+    /// strict profile at hand (`protective`, asked for only when a disagreement in the spec
+    /// profile would otherwise be a finding or unexplained).
+    ///
+    /// A document the two profiles answer alike, with no diagnostic of an open rule, is one
+    /// the spec decides: every reading it allows answers so. Where they differ, the strict
+    /// profile's answer is the reading made explicit: a validator whose answer matches it
+    /// there (the same verdict, and diagnostics not graded `wrong` against it) took that
+    /// reading, and its disagreement is counted apart under the first rule the strict
+    /// profile adds. A validator that rejects a document both profiles accept, naming no
+    /// catalogued rule (or only rules no reading breaks there), is a finding.
+    pub fn judge_with(
+        &self,
+        oracle: Observation,
+        validator: Answer,
+        protective: impl FnOnce() -> Option<Observation>,
+    ) -> Comparison {
         let oracle = crate::bounded::bound(oracle);
         let (kind, rules, grading) = match &validator.outcome {
             Outcome::Skipped { reason } => {
@@ -415,7 +460,46 @@ impl<'a> Differential<'a> {
                 }
             }
         };
-        let (class, rules) = self.classify(kind, rules, &oracle, &validator, &grading);
+        let (mut class, mut rules) = self.classify(kind, rules, &oracle, &validator, &grading);
+        // No reading makes a crash, a timeout or a broken protocol right.
+        let explainable = !matches!(kind, Kind::Crash | Kind::Timeout | Kind::ProtocolError);
+        if self.profile == Profile::Spec
+            && explainable
+            && matches!(class, Class::Finding | Class::Unexplained)
+        {
+            if let (Some(protective), Outcome::Observed(observation)) =
+                (protective(), &validator.outcome)
+            {
+                // Held to the same bounds as the answers compared above.
+                let protective = crate::bounded::bound(protective);
+                let observation = crate::bounded::bound(observation.clone());
+                match self.reading_taken(&oracle, &protective, &observation) {
+                    Some((reading, reading_class)) => {
+                        class = reading_class;
+                        rules = vec![reading];
+                    }
+                    None if class == Class::Unexplained
+                        && protective.verdict == Verdict::Accept
+                        && !self.touches_open_point(&oracle)
+                        && !self.touches_open_point(&protective) =>
+                    {
+                        // Both profiles accept, and no open point is in sight: the spec
+                        // decides this document, whatever the validator names.
+                        class = Class::Finding;
+                    }
+                    None if class == Class::Unexplained => {
+                        // Counted apart under the open points in sight.
+                        rules = self.open_rules(&oracle);
+                        for rule in self.open_rules(&protective) {
+                            if !rules.contains(&rule) {
+                                rules.push(rule);
+                            }
+                        }
+                    }
+                    None => {}
+                }
+            }
+        }
         Comparison::Disagree(Box::new(Disagreement {
             kind,
             rules,
@@ -424,6 +508,71 @@ impl<'a> Differential<'a> {
             validator,
             grading,
         }))
+    }
+
+    /// The reading a validator's answer took, if it matches the protective reading where
+    /// that differs from the oracle's: the first rule the strict profile reports that the
+    /// oracle does not (at that location), and the class it is counted apart under. A
+    /// verdict alone, with no catalogued diagnostic beside it, says nothing about which
+    /// reason the validator had: unexplained, under the reading's name.
+    fn reading_taken(
+        &self,
+        oracle: &Observation,
+        protective: &Observation,
+        validator: &Observation,
+    ) -> Option<(String, Class)> {
+        if protective.verdict != validator.verdict {
+            return None;
+        }
+        let grading = grade_against(
+            &expectation_of(protective),
+            validator,
+            self.catalogue,
+            Strictness::Conformance,
+        );
+        if grading.grade == Grade::Wrong {
+            return None;
+        }
+        let located = |observation: &Observation| -> BTreeSet<(String, Option<String>)> {
+            observation
+                .diagnostics
+                .iter()
+                .flatten()
+                .map(|d| {
+                    let pointer = d.location.as_ref().and_then(|l| l.pointer.clone());
+                    (d.rule.clone(), pointer)
+                })
+                .collect()
+        };
+        let seen = located(oracle);
+        let added = protective.diagnostics.iter().flatten().find(|d| {
+            let pointer = d.location.as_ref().and_then(|l| l.pointer.clone());
+            self.catalogue.get(&d.rule).is_some() && !seen.contains(&(d.rule.clone(), pointer))
+        })?;
+        let says_why = validator
+            .diagnostics
+            .iter()
+            .flatten()
+            .any(|d| self.catalogue.get(&d.rule).is_some());
+        let class = match self.catalogue.get(&added.rule) {
+            _ if !says_why => Class::Unexplained,
+            Some(rule) if rule.kind == RuleKind::Bound => Class::Bound,
+            _ => Class::StrictOnly,
+        };
+        Some((added.rule.clone(), class))
+    }
+
+    /// Whether an observation reports a diagnostic of a rule that does not decide in this
+    /// profile (a point the spec leaves open, a strict-only rule or a bound), at any
+    /// severity: the document is on an open point.
+    fn touches_open_point(&self, observation: &Observation) -> bool {
+        !self.open_rules(observation).is_empty()
+    }
+
+    /// The rules of an observation's diagnostics that do not decide in this profile, each
+    /// once, in report order.
+    fn open_rules(&self, observation: &Observation) -> Vec<String> {
+        self.catalogued(observation, |d| !self.decides(&d.rule))
     }
 
     /// The kind and rules of a disagreement between two observations, if they disagree.

@@ -136,14 +136,108 @@ fn a_verdict_disagreement_names_its_rule() {
     );
     assert_eq!(
         found.class,
-        Class::Unexplained,
-        "shown apart, never a finding"
+        Class::Finding,
+        "both profiles accept and nothing is open: the spec decides"
     );
-    assert!(
-        compare(accept(), observed(Verdict::Reject, None), Profile::Spec)
-            .finding()
-            .is_none()
+}
+
+/// An oracle answering `spec` in the spec profile and `strict` in the strict one.
+struct TwoProfiles {
+    spec: Outcome,
+    strict: Outcome,
+}
+
+impl Validator for TwoProfiles {
+    fn implementation(&self) -> Implementation {
+        Implementation::default()
+    }
+
+    fn run(&self, request: &Request<'_>) -> Outcome {
+        match request.profile {
+            Profile::Strict => self.strict.clone(),
+            _ => self.spec.clone(),
+        }
+    }
+}
+
+fn compare_two(spec: Outcome, strict: Outcome, validator: Outcome) -> Comparison {
+    let catalogue = catalogue();
+    let oracle = TwoProfiles { spec, strict };
+    let validator = Fake(move |_: &[u8]| validator.clone());
+    let input = Input::Document {
+        file_name: "input.skill.json".to_owned(),
+        bytes: b"{}".to_vec(),
+    };
+    Differential::new(&oracle, &catalogue, Profile::Spec).compare(
+        &validator,
+        Format::SkillPackage,
+        &input,
+    )
+}
+
+#[test]
+fn a_rejection_the_strict_profile_shares_is_counted_under_its_reading() {
+    // The strict profile refuses the repeated `path` and reads its first occurrence, so it
+    // also finds no head: a spec rule, reached only through the open repetition.
+    let strict = observed(
+        Verdict::Reject,
+        Some(vec![
+            diagnostic("skill-package.json.duplicate-key", "/files/0/path"),
+            diagnostic("skill-package.head.present", "/files"),
+        ]),
     );
+    let found = disagreement(compare_two(accept(), strict.clone(), strict.clone()));
+    assert_eq!(found.class, Class::StrictOnly, "{found:?}");
+    assert_eq!(found.rules, ["skill-package.json.duplicate-key"]);
+    // The consequence alone, as a reader that keeps the first occurrence reports it.
+    let first_kept = reject("skill-package.head.present");
+    let first_kept = match first_kept {
+        Outcome::Observed(mut observation) => {
+            observation.diagnostics =
+                Some(vec![diagnostic("skill-package.head.present", "/files")]);
+            Outcome::Observed(observation)
+        }
+        other => other,
+    };
+    let found = disagreement(compare_two(accept(), strict.clone(), first_kept));
+    assert_eq!(found.class, Class::StrictOnly, "{found:?}");
+    // A verdict alone, where only the strict reading refuses: unexplained, under its name.
+    let silent = observed(Verdict::Reject, None);
+    let found = disagreement(compare_two(accept(), strict.clone(), silent));
+    assert_eq!(found.class, Class::Unexplained, "{found:?}");
+    assert_eq!(found.rules, ["skill-package.json.duplicate-key"]);
+    // A reason no reading gives is a finding, even where the strict profile rejects.
+    let other = reject("skill-package.head.name.required");
+    let found = disagreement(compare_two(accept(), strict, other));
+    assert!(found.is_finding(), "{found:?}");
+    // Where both profiles accept, a rejection is a finding, with or without a rule.
+    let found = disagreement(compare_two(
+        accept(),
+        accept(),
+        observed(Verdict::Reject, None),
+    ));
+    assert!(found.is_finding(), "{found:?}");
+    assert_eq!(found.key().rule, None);
+}
+
+#[test]
+fn a_silent_rejection_on_an_open_point_is_unexplained() {
+    // The oracle warns of a point the spec leaves open (an unknown envelope key, a
+    // strict-only rule): a verdict alone may rest on it.
+    let warned = observed(
+        Verdict::Accept,
+        Some(vec![Diagnostic {
+            severity: Severity::Warning,
+            ..diagnostic("skill-package.envelope.unknown-key", "/extra")
+        }]),
+    );
+    let found = disagreement(compare_two(
+        warned.clone(),
+        warned,
+        observed(Verdict::Reject, None),
+    ));
+    assert_eq!(found.class, Class::Unexplained, "{found:?}");
+    assert_eq!(found.rules, ["skill-package.envelope.unknown-key"]);
 }
 
 #[test]
