@@ -14,6 +14,7 @@ pub mod doc_commands;
 pub mod document;
 pub mod edit;
 pub mod family;
+pub mod fuzz_implementations;
 pub mod implementations;
 pub mod independent;
 pub mod readme;

@@ -5,7 +5,7 @@
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <generate|check|corpus-power|doc-commands|implementations>\n\
+const USAGE: &str = "usage: cargo xtask <generate|check|corpus-power|doc-commands|implementations|fuzz-implementations>\n\
     \n  generate  rewrite the generated cases (xtask/families) and the README formats table\
     \n  check     list generated files that differ from what is committed; exit 1 if any\
     \n  corpus-power record VERDICTS-DIR [DIAGNOSTICS-DIR] DATE COMMIT [--whole FILE...]\
@@ -31,6 +31,9 @@ fn main() -> ExitCode {
     }
     if args.first().map(String::as_str) == Some("implementations") {
         return implementations(&args[1..]);
+    }
+    if args.first().map(String::as_str) == Some("fuzz-implementations") {
+        return fuzz_implementations(&args[1..]);
     }
     let command = match args.as_slice() {
         [command] if command == "generate" || command == "check" => command.as_str(),
@@ -173,6 +176,68 @@ fn implementations(args: &[String]) -> ExitCode {
                 );
             }
             ExitCode::FAILURE
+        }
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `cargo xtask fuzz-implementations ...`.
+fn fuzz_implementations(args: &[String]) -> ExitCode {
+    let root = xtask::repository_root();
+    let mut options = xtask::fuzz_implementations::Options {
+        soulcheck: root.join("target/release/soulcheck"),
+        reports: root.join("target/fuzz-implementations"),
+        seconds: 60,
+        seed: 1,
+        only: Vec::new(),
+    };
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--soulcheck" | "--reports" | "--seconds" | "--seed" => {
+                let Some(value) = args.next() else {
+                    eprintln!("{arg} needs a value\n{USAGE}");
+                    return ExitCode::from(2);
+                };
+                let number = value.parse::<u64>().ok();
+                match (arg.as_str(), number) {
+                    ("--seconds", Some(seconds)) if seconds > 0 => options.seconds = seconds,
+                    ("--seed", Some(seed)) => options.seed = seed,
+                    ("--soulcheck", _) => {
+                        options.soulcheck =
+                            std::path::absolute(value).unwrap_or_else(|_| value.into());
+                    }
+                    ("--reports", _) => {
+                        options.reports =
+                            std::path::absolute(value).unwrap_or_else(|_| value.into());
+                    }
+                    _ => {
+                        eprintln!("{arg} needs a positive whole number\n{USAGE}");
+                        return ExitCode::from(2);
+                    }
+                }
+            }
+            flag if flag.starts_with('-') => {
+                eprintln!("unknown option {flag}\n{USAGE}");
+                return ExitCode::from(2);
+            }
+            folder => options.only.push(folder.to_owned()),
+        }
+    }
+    if !options.soulcheck.is_file() {
+        eprintln!(
+            "error: {} does not exist\nhint: build it first: cargo build --release --locked",
+            options.soulcheck.display()
+        );
+        return ExitCode::from(2);
+    }
+    match xtask::fuzz_implementations::run(&root, &options) {
+        Ok(rows) => {
+            println!("\n{}", xtask::fuzz_implementations::table(&rows));
+            ExitCode::SUCCESS
         }
         Err(error) => {
             eprintln!("error: {error}");

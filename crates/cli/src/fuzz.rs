@@ -37,7 +37,7 @@ use soulcheck_harness::report::staging::Staging;
 use soulcheck_harness::runner::prepare_input;
 use soulcheck_harness::store::Store;
 use soulcheck_harness::Input;
-use soulcheck_harness::{Catalogue, Corpus, Format, Implementation, Profile};
+use soulcheck_harness::{Catalogue, Corpus, ExpectedVerdict, Format, Implementation, Profile};
 
 use crate::guarded::{guarded, Guarded};
 use crate::subject::{Subject, ValidatorArgs};
@@ -190,10 +190,10 @@ fn fuzz_inner(args: FuzzArgs, interruptible: &Interruptible) -> Result<ExitCode>
         reproduce: Some(reproduce.command(settings.seed, finding.first_run + 1)),
     };
     let differential = Differential::new(&Reference, &catalogue, args.profile);
-    let existing = if results.findings.is_empty() || drafts_dir.is_none() {
+    let existing = if results.findings.is_empty() {
         Vec::new()
     } else {
-        existing_cases(&store, args.format)?
+        existing_cases(&store, args.format, args.profile)?
     };
     let mut written: Vec<Option<PathBuf>> = Vec::new();
     for finding in &results.findings {
@@ -221,9 +221,19 @@ fn fuzz_inner(args: FuzzArgs, interruptible: &Interruptible) -> Result<ExitCode>
         };
         written.push(shown);
     }
+    // The existing case each finding repeats, if one asks its question.
+    let duplicates: Vec<Option<String>> = results
+        .findings
+        .iter()
+        .map(|finding| draft::duplicate_of(finding, &existing).map(|case| case.id.clone()))
+        .collect();
     if let Some(writer) = &writer {
-        for (finding, dir) in results.findings.iter().zip(&written) {
-            writer.finding(jsonl::FindingRecord::kept(finding, dir.as_deref()));
+        for ((finding, dir), duplicate) in results.findings.iter().zip(&written).zip(&duplicates) {
+            writer.finding(jsonl::FindingRecord::kept(
+                finding,
+                dir.as_deref(),
+                duplicate.as_deref(),
+            ));
         }
         for tally in &results.unkept {
             writer.finding(jsonl::FindingRecord::unkept(tally));
@@ -243,6 +253,7 @@ fn fuzz_inner(args: FuzzArgs, interruptible: &Interruptible) -> Result<ExitCode>
         &implementation,
         args.profile,
         &written,
+        &duplicates,
         &reproduce,
     ))?;
     if compared == 0 && !results.has_findings() {
@@ -287,7 +298,7 @@ fn catalogue(flag: Option<&Path>) -> Result<(Store, Catalogue, String)> {
 /// The corpus's cases of `format`, as drafts compare themselves with them: their rules,
 /// and the shape of each input that is one committed file (a tree or a generated input
 /// is not built for this: some are tens of thousands of entries, or megabytes).
-fn existing_cases(store: &Store, format: Format) -> Result<Vec<draft::Existing>> {
+fn existing_cases(store: &Store, format: Format, profile: Profile) -> Result<Vec<draft::Existing>> {
     let corpus = Corpus::open(store.clone())?;
     Ok(corpus
         .cases
@@ -296,6 +307,24 @@ fn existing_cases(store: &Store, format: Format) -> Result<Vec<draft::Existing>>
         .map(|case| draft::Existing {
             id: case.id.clone(),
             rules: case.rules.clone(),
+            question: {
+                let expectation = case.expectation(profile);
+                let reject = match expectation.verdict {
+                    ExpectedVerdict::Reject => Some(true),
+                    ExpectedVerdict::Accept | ExpectedVerdict::AcceptWithWarnings => Some(false),
+                    // Implementation-defined: it asks what the spec leaves open.
+                    _ => None,
+                };
+                reject.map(|reject| {
+                    draft::question(
+                        reject,
+                        expectation
+                            .diagnostics
+                            .iter()
+                            .map(|d| (d.rule.as_str(), d.severity, d.location.pointer.as_deref())),
+                    )
+                })
+            },
             shape: matches!(case.input, InputSource::File { .. })
                 .then(|| prepare_input(case).ok())
                 .flatten()
@@ -630,6 +659,7 @@ fn render(
     implementation: &Implementation,
     profile: Profile,
     drafts: &[Option<PathBuf>],
+    duplicates: &[Option<String>],
     reproduce: &Reproduce,
 ) -> String {
     let mut out = String::new();
@@ -688,7 +718,7 @@ fn render(
                 tally.first_run,
             );
         }
-        for (finding, draft) in results.findings.iter().zip(drafts) {
+        for ((finding, draft), duplicate) in results.findings.iter().zip(drafts).zip(duplicates) {
             let _ = writeln!(out, "\n{}", finding.key);
             let _ = writeln!(out, "  {}", one_line(&finding.disagreement.explain(), 400));
             let _ = writeln!(
@@ -719,6 +749,12 @@ fn render(
                 }
             );
             let _ = writeln!(out, "  input: {}", preview(&finding.document, 300));
+            if let Some(case) = duplicate {
+                let _ = writeln!(
+                    out,
+                    "  duplicate: the corpus's case {case} asks this question already (the same verdict and diagnostics at the same places)"
+                );
+            }
             match draft {
                 Some(dir) => {
                     let _ = writeln!(out, "  draft case: {}", dir.display());

@@ -92,6 +92,7 @@ impl Source for Generator {
             }
         }
         Some(Sample {
+            open: self.open_points(&generated.bytes),
             document: generated.bytes,
             summary: generated.summary,
             targets,
@@ -108,6 +109,13 @@ impl Source for Generator {
         std::fs::create_dir(&root)?;
         bundle::write(&root, &self.entries(data, document));
         Ok(Prepared::tree(dir, root))
+    }
+
+    fn open_points(&self, document: &[u8]) -> Vec<String> {
+        soulcheck_fuzzing::open::open_points(self.format, document)
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
     }
 
     fn write(&self, dir: &Path, data: &[u8], document: &[u8]) -> std::io::Result<String> {

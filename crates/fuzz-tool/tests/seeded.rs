@@ -57,7 +57,74 @@ fn main() {
             seeded(target, &corpus, iterations, seed)
         }));
     }
+    for &target in Target::ALL {
+        if let Some(format) = target.format().filter(|_| is_generator(target)) {
+            trials.push(Trial::test(
+                format!("generators/{format}/accepted-share"),
+                move || accepted_share(target),
+            ));
+        }
+    }
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// Whether a target builds its documents with a structure-aware generator (the ones
+/// `soulcheck fuzz` uses), rather than taking raw bytes.
+fn is_generator(target: Target) -> bool {
+    matches!(
+        target,
+        Target::SoulKitStructured
+            | Target::SoulacyPackageStructured
+            | Target::SoulacySidecarStructured
+            | Target::SoulMdStructured
+            | Target::SkillPackageStructured
+            | Target::ComposeBundleTree
+    )
+}
+
+/// Generated documents measured per generator.
+const SHARE_SAMPLE: usize = 600;
+
+/// The least share of generated documents the reference must accept: below it, a
+/// generator spends most campaigns on the first checks a reader makes and never reaches
+/// the rules behind them.
+const LEAST_ACCEPTED: f64 = 1.0 / 3.0;
+
+/// A generator reaches valid documents: of [`SHARE_SAMPLE`] inputs shaped as a campaign's
+/// (1 to 4,096 random bytes), at least [`LEAST_ACCEPTED`] of the documents it builds are
+/// accepted by the reference in the spec profile.
+fn accepted_share(target: Target) -> Result<(), Failed> {
+    let mut random = SplitMix::new(DEFAULT_SEED ^ 0xacce);
+    let (mut built, mut accepted) = (0usize, 0usize);
+    for _ in 0..SHARE_SAMPLE {
+        let length = 1 + random.below(4096);
+        let data: Vec<u8> = (0..length).map(|_| random.next_u64() as u8).collect();
+        match soulcheck_fuzzing::verdict(target, &data) {
+            Some(soulcheck_reference::Verdict::Accept) => {
+                built += 1;
+                accepted += 1;
+            }
+            Some(_) => built += 1,
+            None => {}
+        }
+    }
+    let share = accepted as f64 / built.max(1) as f64;
+    println!(
+        "{}: {accepted} of {built} generated documents accepted ({:.0}%)",
+        target.name(),
+        share * 100.0
+    );
+    if built < SHARE_SAMPLE / 2 || share < LEAST_ACCEPTED {
+        return Err(format!(
+            "{}: the reference accepts {accepted} of {built} generated documents ({:.0}%; at least {:.0}% of at least {} wanted)",
+            target.name(),
+            share * 100.0,
+            LEAST_ACCEPTED * 100.0,
+            SHARE_SAMPLE / 2
+        )
+        .into());
+    }
+    Ok(())
 }
 
 /// Every target has a dictionary, and it parses.

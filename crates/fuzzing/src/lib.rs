@@ -15,6 +15,7 @@
 pub mod generate;
 pub mod invariants;
 pub mod json_text;
+pub mod open;
 pub mod reader;
 pub mod seeds;
 
@@ -318,6 +319,25 @@ pub fn tree(target: Target, data: &[u8]) -> Option<(Generated, Vec<generate::bun
         )),
         _ => None,
     }
+}
+
+/// The reference's verdict, in the spec profile, on what a structured target builds from
+/// fuzz input (the document, or for a tree target the whole tree); `None` when the
+/// generator cannot use the input or the reference declines it. How much of the valid
+/// space a generator reaches is measured with it (`tests/seeded.rs`).
+pub fn verdict(target: Target, data: &[u8]) -> Option<Verdict> {
+    let format = target.format()?;
+    let report = if target.is_tree() {
+        let (_, entries) = tree(target, data)?;
+        let dir = tempfile::tempdir().ok()?;
+        generate::bundle::write(dir.path(), &entries);
+        soulcheck_reference::check(format, "validate", Input::Tree(dir.path()), &Context::new())
+            .ok()?
+    } else {
+        let generated = document(target, data)?;
+        check(format, target.file_name(), &generated.bytes).ok()?
+    };
+    (report.not_judged_reason().is_none()).then(|| report.verdict())
 }
 
 /// Runs one input through a target and checks every invariant that applies.

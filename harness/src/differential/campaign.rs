@@ -56,6 +56,10 @@ pub struct Sample {
     /// The rules the generator's mutation targets (empty after untargeted mutations):
     /// findings are deduplicated by them first.
     pub targets: Vec<String>,
+    /// The rules whose verdict on this document rests on a reading of a point the spec
+    /// leaves open ([`Source::open_points`]): a disagreement about them alone is counted
+    /// apart, never a finding.
+    pub open: Vec<String>,
 }
 
 /// An input ready for both validators, with the temporary directory a tree lives in
@@ -109,6 +113,15 @@ pub trait Source: Sync {
     /// Writes that input into a draft case directory, returning its name there (a file
     /// name, or a directory for a tree).
     fn write(&self, dir: &Path, data: &[u8], document: &[u8]) -> std::io::Result<String>;
+
+    /// The rules whose verdict on `document` rests on a reading of a point the spec leaves
+    /// open (the corpus's implementation-defined cases): a disagreement resting on them
+    /// is counted apart, and a shrink never makes a document open on the finding's rule.
+    /// None by default.
+    fn open_points(&self, document: &[u8]) -> Vec<String> {
+        let _ = document;
+        Vec::new()
+    }
 }
 
 /// What a campaign does.
@@ -410,7 +423,11 @@ pub fn check_input(
             }
         }
     };
-    match differential.compare(validator, source.format(), prepared.input()) {
+    let mut compared = differential.compare(validator, source.format(), prepared.input());
+    if let Comparison::Disagree(disagreement) = &mut compared {
+        disagreement.on_open_points(&sample.open);
+    }
+    match compared {
         Comparison::Agree => Checked::Agreed,
         Comparison::Skipped { reason } => Checked::Skipped { reason },
         Comparison::Disagree(disagreement) if !disagreement.is_finding() => {
@@ -721,7 +738,7 @@ impl Campaign<'_> {
             }
             let data = fuzz_input(self.settings.seed, run, self.settings.max_input);
             let comparison = self.source.document(&data).map(|sample| {
-                let compared = match self.source.prepare(&data, &sample.document) {
+                let mut compared = match self.source.prepare(&data, &sample.document) {
                     Ok(prepared) => self.differential.compare(
                         self.validator,
                         self.source.format(),
@@ -731,6 +748,9 @@ impl Campaign<'_> {
                         reason: format!("cannot prepare the input: {error}"),
                     },
                 };
+                if let Comparison::Disagree(disagreement) = &mut compared {
+                    disagreement.on_open_points(&sample.open);
+                }
                 (sample, compared)
             });
             runs.fetch_add(1, Ordering::Relaxed);
@@ -808,6 +828,34 @@ impl Campaign<'_> {
             .collect()
     }
 
+    /// What a fatal error hides on a document: a reader stops at text that is not
+    /// UTF-8, so an input isolated by an encoding error may break other rules the oracle
+    /// never reached, and a draft of it would fail a validator that reads past the bad
+    /// bytes for those other reasons. The oracle's diagnostics on the document with each
+    /// bad sequence replaced by U+FFFD (what such a reader sees) that are not about the
+    /// finding's rule are counted as noise; zero for UTF-8 text.
+    fn masked(&self, key: &Key, data: &[u8], document: &[u8]) -> usize {
+        if std::str::from_utf8(document).is_ok() {
+            return 0;
+        }
+        let repaired = String::from_utf8_lossy(document).into_owned().into_bytes();
+        let Ok(prepared) = self.source.prepare(data, &repaired) else {
+            return 0;
+        };
+        let Some(observation) = self
+            .differential
+            .observe(self.source.format(), prepared.input())
+        else {
+            return 0;
+        };
+        observation
+            .diagnostics
+            .iter()
+            .flatten()
+            .filter(|diagnostic| key.rule.as_deref() != Some(diagnostic.rule.as_str()))
+            .count()
+    }
+
     /// Shrinks one finding: its fuzz input first, then its document (as JSON values when
     /// it is JSON, then as bytes), keeping only candidates that disagree the same way
     /// ([`Disagreement::matches`]) and on which the oracle reports no more about other
@@ -825,17 +873,58 @@ impl Campaign<'_> {
         let format = self.source.format();
         // The noise of the last kept candidate: a candidate may not add to it.
         let noise = Cell::new(usize::MAX);
-        let trial = |data: &[u8], document: &[u8]| -> Option<Disagreement> {
-            if !budget.spend() {
+        // Nor may it be longer than the last kept document: a shrink never grows (a
+        // re-spelled JSON value, or the document a simpler choice builds, can be longer
+        // than the text it came from).
+        let size = Cell::new(usize::MAX);
+        // A candidate whose oracle answer cannot show the finding (an input the oracle
+        // rejects, for a rejected valid one) or adds to the noise is refused on the
+        // oracle's answer alone, without asking the validator: against a slow validator
+        // most candidates break something else, and the trials go to those that can
+        // still disagree the same way. Those oracle-only refusals are bounded too, at ten
+        // per trial.
+        let oracle_verdict = match key.kind {
+            Kind::RejectsValid => Some(soulcheck_vocabulary::Verdict::Accept),
+            Kind::AcceptsInvalid => Some(soulcheck_vocabulary::Verdict::Reject),
+            _ => None,
+        };
+        let refused = Cell::new(0usize);
+        let trial = |data: &[u8], document: &[u8]| -> Option<(Disagreement, usize)> {
+            if document.len() > size.get() || budget.exhausted() {
+                return None;
+            }
+            // A candidate open on the finding's rule asks another question: the shrunk
+            // input keeps the original's open-reading status (a definite one).
+            let open = self.source.open_points(document);
+            if key.rule.as_ref().is_some_and(|rule| open.contains(rule)) {
                 return None;
             }
             let prepared = self.source.prepare(data, document).ok()?;
-            self.differential
-                .compare(self.validator, format, prepared.input())
+            if refused.get() < steps.saturating_mul(10) {
+                let observed = self.differential.observe(format, prepared.input());
+                let cannot = observed.is_some_and(|observed| {
+                    oracle_verdict.is_some_and(|verdict| observed.verdict != verdict)
+                        || super::noise_of(key, &observed) > noise.get()
+                });
+                if cannot {
+                    refused.set(refused.get() + 1);
+                    return None;
+                }
+            }
+            if !budget.spend() {
+                return None;
+            }
+            let mut compared = self
+                .differential
+                .compare(self.validator, format, prepared.input());
+            if let Comparison::Disagree(disagreement) = &mut compared {
+                disagreement.on_open_points(&open);
+            }
+            let disagreement = compared
                 .finding()
-                .filter(|disagreement| {
-                    disagreement.matches(key) && disagreement.noise(key) <= noise.get()
-                })
+                .filter(|disagreement| disagreement.matches(key))?;
+            let total = disagreement.noise(key) + self.masked(key, data, document);
+            (total <= noise.get()).then_some((disagreement, total))
         };
         let original = self.source.document(&seen.data);
         let unshrunk = |reproduced: bool| Finding {
@@ -859,15 +948,17 @@ impl Campaign<'_> {
         let Some(sample) = &original else {
             return unshrunk(false);
         };
-        let Some(first) = trial(&seen.data, &sample.document) else {
+        let Some((first, first_noise)) = trial(&seen.data, &sample.document) else {
             // A timeout is not tried again, nor is anything once the time is up; anything
             // else that does not come back is a validator answering one input two ways.
             return unshrunk(steps == 0 || budget.exhausted());
         };
-        noise.set(first.noise(key));
+        noise.set(first_noise);
+        size.set(sample.document.len());
         let last = RefCell::new(first);
-        let keep = |disagreement: Disagreement| {
-            noise.set(disagreement.noise(key));
+        let keep = |(disagreement, total): (Disagreement, usize), document: &[u8]| {
+            noise.set(total);
+            size.set(document.len());
             *last.borrow_mut() = disagreement;
             true
         };
@@ -880,13 +971,16 @@ impl Campaign<'_> {
             let Some(sample) = self.source.document(candidate) else {
                 return false;
             };
-            trial(candidate, &sample.document).is_some_and(keep)
+            trial(candidate, &sample.document)
+                .is_some_and(|disagreement| keep(disagreement, &sample.document))
         });
         let start = self
             .source
             .document(&data)
             .map_or_else(|| sample.document.clone(), |sample| sample.document);
-        let mut still = |candidate: &[u8]| trial(&data, candidate).is_some_and(keep);
+        let mut still = |candidate: &[u8]| {
+            trial(&data, candidate).is_some_and(|disagreement| keep(disagreement, candidate))
+        };
         let start = shrink::json(&start, &budget, &mut still).unwrap_or(start);
         let document = shrink::document(&start, &budget, &mut still);
         let disagreement = last.into_inner();
@@ -899,7 +993,8 @@ impl Campaign<'_> {
             original_size: seen.original_size,
             data,
             document,
-            isolating: disagreement.isolates(key),
+            // Judged with what a fatal error hides counted too (see `masked`).
+            isolating: noise.get() == 0,
             disagreement,
             shrink_steps: budget.spent(),
             reproduced: true,

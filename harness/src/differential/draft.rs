@@ -7,9 +7,10 @@
 //!
 //! A finding's draft passes the corpus self-check as written: its diagnostics are the
 //! reference's, those of rules that do not decide in the campaign's profile marked
-//! `optional`. It names the existing cases of the finding's rule, and says when one of
-//! them already has the same input shape ([`shape`]), so a reviewer can tell a new
-//! question from a new spelling of an old one.
+//! `optional`. It names the existing cases of the finding's rule, and marks the draft a
+//! duplicate when one of them asks the same question ([`duplicate_of`]: the same verdict
+//! and diagnostics at the same places), so a reviewer can tell a new question from a new
+//! spelling of an old one.
 //!
 //! A draft is not the contract: its verdict is the reference's output at the time, and a
 //! person decides the verdict from the spec before the REVIEW lines go.
@@ -35,6 +36,65 @@ const QUOTED_LINES: usize = 40;
 /// Characters of one quoted line.
 const QUOTED_WIDTH: usize = 200;
 
+/// Drafts longer than this are written as a recipe when most of their bytes are one
+/// character repeated (a size-limit finding): a small template and its padding, as the
+/// corpus writes its own boundary inputs, not a file of hundreds of kilobytes.
+pub const RECIPE_ABOVE: usize = 2 * 1024;
+
+/// The placeholder a draft's recipe template holds.
+pub const RECIPE_PLACEHOLDER: &str = "@@PAD@@";
+
+/// A document written as a template and a repeated unit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DraftRecipe {
+    /// The document with its padding replaced by [`RECIPE_PLACEHOLDER`].
+    pub template: Vec<u8>,
+    /// The repeated character.
+    pub unit: String,
+    /// How often it repeats.
+    pub count: usize,
+}
+
+/// The recipe of a document, when it is longer than [`RECIPE_ABOVE`] and its longest run
+/// of one repeated character holds at least half its bytes; the template keeps one
+/// placeholder where that run was, so the recipe builds the document byte for byte.
+pub fn recipe_of(document: &[u8]) -> Option<DraftRecipe> {
+    if document.len() <= RECIPE_ABOVE {
+        return None;
+    }
+    let text = std::str::from_utf8(document).ok()?;
+    if text.contains(RECIPE_PLACEHOLDER) {
+        return None;
+    }
+    // The longest run, in bytes: (start byte, character, count).
+    let bytes_of = |(_, c, n): (usize, char, usize)| n * c.len_utf8();
+    let mut best: Option<(usize, char, usize)> = None;
+    let mut run: Option<(usize, char, usize)> = None;
+    for (at, c) in text.char_indices() {
+        let next = match run {
+            Some((start, r, n)) if r == c => (start, r, n + 1),
+            _ => (at, c, 1),
+        };
+        run = Some(next);
+        if best.is_none_or(|best| bytes_of(next) > bytes_of(best)) {
+            best = Some(next);
+        }
+    }
+    let (start, unit, count) = best?;
+    let length = count * unit.len_utf8();
+    if length * 2 < document.len() {
+        return None;
+    }
+    let mut template = document[..start].to_vec();
+    template.extend_from_slice(RECIPE_PLACEHOLDER.as_bytes());
+    template.extend_from_slice(&document[start + length..]);
+    Some(DraftRecipe {
+        template,
+        unit: unit.to_string(),
+        count,
+    })
+}
+
 /// A draft `case.toml`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Draft {
@@ -49,6 +109,20 @@ pub struct Draft {
     pub optional_rules: Vec<String>,
     /// More REVIEW comment lines after the header (without the `# `).
     pub notes: Vec<String>,
+    /// When the input is written as a recipe: its template file (beside `case.toml`),
+    /// unit and count; `input` is then the name the built input gets.
+    pub recipe: Option<RecipeEntry>,
+}
+
+/// A draft's `[recipe]` table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecipeEntry {
+    /// The template file's name.
+    pub template: String,
+    /// The repeated text.
+    pub unit: String,
+    /// How often it repeats.
+    pub count: usize,
 }
 
 impl Draft {
@@ -80,7 +154,20 @@ impl Draft {
         let quoted: Vec<String> = rules.iter().map(|rule| toml_string(rule)).collect();
         toml.push_str(&format!("rules = [{}]\n", quoted.join(", ")));
         toml.push_str(&format!("verdict = \"{verdict}\"\n"));
-        toml.push_str(&format!("input = {}\n", toml_string(&self.input)));
+        match &self.recipe {
+            None => toml.push_str(&format!("input = {}\n", toml_string(&self.input))),
+            Some(recipe) => {
+                toml.push_str("\n[recipe]\n");
+                toml.push_str(&format!("template = {}\n", toml_string(&recipe.template)));
+                toml.push_str(&format!(
+                    "placeholder = {}\n",
+                    toml_string(RECIPE_PLACEHOLDER)
+                ));
+                toml.push_str(&format!("unit = {}\n", toml_string(&recipe.unit)));
+                toml.push_str(&format!("count = {}\n", recipe.count));
+                toml.push_str(&format!("output = {}\n", toml_string(&self.input)));
+            }
+        }
         for diagnostic in &self.diagnostics {
             toml.push_str("\n[[diagnostic]]\n");
             toml.push_str(&format!("rule = {}\n", toml_string(&diagnostic.rule)));
@@ -203,6 +290,50 @@ pub struct Existing {
     pub rules: Vec<String>,
     /// Its input's [`shape`], when the input is one document.
     pub shape: Option<String>,
+    /// Its question in the campaign's profile: the diagnostics it expects, as
+    /// [`question`] writes them; `None` for an implementation-defined case (it asks what
+    /// the spec leaves open, which no finding is about).
+    pub question: Option<Vec<String>>,
+}
+
+/// The question an answer asks: the verdict and each diagnostic's rule, severity and
+/// pointer, sorted. Two inputs whose right answers have the same question ask the same
+/// thing of a validator, whatever else differs in their bytes (a longer string, another
+/// order of members), so a finding whose reference answer has the question of an existing
+/// case repeats that case.
+pub fn question<'a>(
+    reject: bool,
+    diagnostics: impl Iterator<Item = (&'a str, Severity, Option<&'a str>)>,
+) -> Vec<String> {
+    let mut lines: Vec<String> = diagnostics
+        .map(|(rule, severity, pointer)| format!("{severity} {rule} at {}", pointer.unwrap_or("")))
+        .collect();
+    lines.sort();
+    lines.insert(0, if reject { "reject" } else { "accept" }.to_owned());
+    lines
+}
+
+/// The existing case a finding repeats, if one asks its question: a case of the finding's
+/// rule whose expected answer has the question of the reference's answer on the shrunk
+/// input. An accepted input's question says only "accept", which every valid case
+/// shares, so there the input's [`shape`] must match too.
+pub fn duplicate_of<'e>(finding: &Finding, existing: &'e [Existing]) -> Option<&'e Existing> {
+    let rule = finding.key.rule.as_ref()?;
+    let oracle = &finding.disagreement.oracle;
+    let mine = question(
+        oracle.verdict == soulcheck_vocabulary::Verdict::Reject,
+        oracle.diagnostics.iter().flatten().map(|d| {
+            let pointer = d.location.as_ref().and_then(|l| l.pointer.as_deref());
+            (d.rule.as_str(), d.severity, pointer)
+        }),
+    );
+    let accepted = oracle.verdict == soulcheck_vocabulary::Verdict::Accept;
+    let shape = accepted.then(|| self::shape(&finding.document));
+    existing.iter().find(|case| {
+        case.rules.contains(rule)
+            && case.question.as_ref() == Some(&mine)
+            && (shape.is_none() || case.shape == shape)
+    })
 }
 
 /// The shape of a document: for JSON, its structure with every string, number and boolean
@@ -293,10 +424,28 @@ pub fn write_finding(
         finding.key.kind,
         finding.key.rule.as_deref().unwrap_or("with no rule named"),
     );
-    let invisible = if std::fs::symlink_metadata(dir.join(&input)).is_ok_and(|m| m.is_file()) {
+    let is_file = std::fs::symlink_metadata(dir.join(&input)).is_ok_and(|m| m.is_file());
+    let invisible = if is_file {
         invisible_words(&finding.document)
     } else {
         Vec::new()
+    };
+    // A long input that is mostly padding (a size-limit finding) is written as a recipe.
+    let recipe = match recipe_of(&finding.document).filter(|_| is_file) {
+        Some(recipe) => {
+            let template = match input.strip_prefix("input.") {
+                Some(rest) => format!("template.{rest}"),
+                None => format!("template-{input}"),
+            };
+            std::fs::write(dir.join(&template), &recipe.template)?;
+            std::fs::remove_file(dir.join(&input))?;
+            Some(RecipeEntry {
+                template,
+                unit: recipe.unit,
+                count: recipe.count,
+            })
+        }
+        None => None,
     };
     if !invisible.is_empty() {
         description.push_str(&format!("; holds {}", invisible.join(", ")));
@@ -349,6 +498,7 @@ pub fn write_finding(
         diagnostics,
         optional_rules,
         notes,
+        recipe,
     };
     let default_severity = |rule: &str| catalogue.get(rule).map(|rule| rule.severity);
     std::fs::write(dir.join("case.toml"), draft.render(&default_severity))?;
@@ -382,16 +532,13 @@ fn related(finding: &Finding, existing: &[Existing]) -> Vec<String> {
         same_rule.len(),
         names.join(", ")
     )];
-    let mine = shape(&finding.document);
-    lines.push(
-        match same_rule.iter().find(|case| case.shape.as_deref() == Some(mine.as_str())) {
-            Some(case) => format!(
-                "{} already covers this input's shape; commit this draft only if it asks something that case does not",
-                case.id
-            ),
-            None => "no existing case of this rule has this input's shape".to_owned(),
-        },
-    );
+    lines.push(match duplicate_of(finding, existing) {
+        Some(case) => format!(
+            "DUPLICATE of {}: that case asks this question already (the reference gives both the same verdict and diagnostics at the same places); the validator fails it too, so commit this draft only if it asks something that case does not",
+            case.id
+        ),
+        None => "no existing case of this rule asks this question (the same verdict and diagnostics at the same places)".to_owned(),
+    });
     lines
 }
 
@@ -474,6 +621,7 @@ mod tests {
             ],
             notes: vec!["said:\u{1}".to_owned()],
             optional_rules: Vec::new(),
+            recipe: None,
         };
         let text = draft.render(&|_| Some(Severity::Error));
         assert_eq!(
@@ -490,6 +638,49 @@ mod tests {
         );
         let parsed: toml::Table = text.parse().expect("the draft is TOML");
         assert_eq!(parsed["verdict"].as_str(), Some("reject"));
+    }
+
+    #[test]
+    fn a_padded_input_becomes_a_recipe_that_builds_it_again() {
+        let mut document = b"{\"name\": \"a\"".to_vec();
+        document.extend(std::iter::repeat_n(b' ', 5000));
+        document.extend_from_slice(b"}\n");
+        let recipe = recipe_of(&document).expect("mostly padding");
+        assert_eq!(recipe.unit, " ");
+        assert_eq!(recipe.count, 5000);
+        let built = String::from_utf8(recipe.template.clone())
+            .unwrap()
+            .replace(RECIPE_PLACEHOLDER, &recipe.unit.repeat(recipe.count));
+        assert_eq!(built.as_bytes(), document.as_slice());
+        // A multi-byte unit counts in characters.
+        let wide = "é".repeat(3000);
+        let recipe = recipe_of(format!("[\"{wide}\"]").as_bytes()).expect("padding");
+        assert_eq!((recipe.unit.as_str(), recipe.count), ("é", 3000));
+        // Short inputs, and long ones without one dominant run, stay files.
+        assert!(recipe_of(b"{}").is_none());
+        let varied: Vec<u8> = (0..5000u32).map(|i| b'a' + (i % 26) as u8).collect();
+        assert!(recipe_of(&varied).is_none());
+        // The rendered table.
+        let draft = Draft {
+            description: "d".to_owned(),
+            input: "input.soulkit.json".to_owned(),
+            diagnostics: Vec::new(),
+            optional_rules: Vec::new(),
+            notes: Vec::new(),
+            recipe: Some(RecipeEntry {
+                template: "template.soulkit.json".to_owned(),
+                unit: " ".to_owned(),
+                count: 5000,
+            }),
+        };
+        let text = draft.render(&|_| None);
+        let parsed: toml::Table = text.parse().expect("TOML");
+        assert!(parsed.get("input").is_none(), "{text}");
+        assert_eq!(parsed["recipe"]["count"].as_integer(), Some(5000));
+        assert_eq!(
+            parsed["recipe"]["output"].as_str(),
+            Some("input.soulkit.json")
+        );
     }
 
     #[test]

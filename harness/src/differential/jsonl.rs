@@ -105,6 +105,10 @@ pub struct Shrunk {
     /// The draft case directory, when one was written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub case: Option<String>,
+    /// The existing case that asks the finding's question already
+    /// ([`super::draft::duplicate_of`]), if one does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duplicate_of: Option<String>,
 }
 
 /// One distinct disagreement that is not a finding, counted apart.
@@ -179,6 +183,9 @@ pub struct Footer {
     pub implementation_defined: usize,
     /// Distinct unexplained disagreements (a rejection naming no catalogued rule).
     pub unexplained: usize,
+    /// Distinct findings the expectations file lists (`fuzz --expectations`).
+    #[serde(default)]
+    pub listed: usize,
     /// Seconds spent fuzzing.
     pub fuzz_seconds: f64,
     /// Seconds spent shrinking.
@@ -196,7 +203,11 @@ enum Line {
 
 impl FindingRecord {
     /// The record of a kept finding, with its draft case directory if one was written.
-    pub fn kept(finding: &Finding, case: Option<&Path>) -> FindingRecord {
+    pub fn kept(
+        finding: &Finding,
+        case: Option<&Path>,
+        duplicate_of: Option<&str>,
+    ) -> FindingRecord {
         let engine = base64::engine::general_purpose::STANDARD;
         let disagreement = &finding.disagreement;
         let validator = match &disagreement.validator.outcome {
@@ -228,6 +239,7 @@ impl FindingRecord {
                 isolating: finding.isolating,
                 targets: finding.targets.clone(),
                 case: case.map(|dir| dir.display().to_string()),
+                duplicate_of: duplicate_of.map(str::to_owned),
             }),
         }
     }
@@ -261,6 +273,7 @@ impl Footer {
             bound: results.apart_of(Class::Bound).count(),
             implementation_defined: results.apart_of(Class::ImplementationDefined).count(),
             unexplained: results.apart_of(Class::Unexplained).count(),
+            listed: results.apart_of(Class::Listed).count(),
             fuzz_seconds: results.fuzz_time.as_secs_f64(),
             shrink_seconds: results.shrink_time.as_secs_f64(),
         }

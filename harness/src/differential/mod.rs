@@ -223,6 +223,28 @@ impl Disagreement {
         }
     }
 
+    /// Counts a finding apart when it rests only on points `open` names (the rules whose
+    /// verdict on the document rests on a reading of a point the spec leaves open,
+    /// [`campaign::Source::open_points`]): a validator there may take the other reading.
+    /// A rejection that names no rule on such a document is unexplained, under the open
+    /// rules' names; a crash, a timeout or a broken protocol stays a finding.
+    pub fn on_open_points(&mut self, open: &[String]) {
+        if !self.is_finding()
+            || open.is_empty()
+            || matches!(self.kind, Kind::Crash | Kind::Timeout | Kind::ProtocolError)
+        {
+            return;
+        }
+        if self.rules.is_empty() {
+            if self.kind == Kind::RejectsValid {
+                self.class = Class::Unexplained;
+                self.rules = open.to_vec();
+            }
+        } else if self.rules.iter().all(|rule| open.contains(rule)) {
+            self.class = Class::ImplementationDefined;
+        }
+    }
+
     /// Whether this is a finding.
     pub fn is_finding(&self) -> bool {
         self.class == Class::Finding
@@ -237,14 +259,7 @@ impl Disagreement {
     /// - the validator rejects a valid input, crashes, times out or breaks the protocol:
     ///   every oracle diagnostic (the input is otherwise valid).
     pub fn noise(&self, key: &Key) -> usize {
-        let diagnostics = self.oracle.diagnostics.iter().flatten();
-        match self.kind {
-            Kind::AcceptsInvalid | Kind::MissedDiagnostics => diagnostics
-                .filter(|diagnostic| key.rule.as_deref() != Some(diagnostic.rule.as_str()))
-                .count(),
-            Kind::UnexpectedDiagnostic => diagnostics.count().saturating_sub(1),
-            _ => diagnostics.count(),
-        }
+        noise_of(key, &self.oracle)
     }
 
     /// Whether the input isolates the finding ([`Disagreement::noise`] is zero).
@@ -409,6 +424,23 @@ impl<'a> Differential<'a> {
             }
         };
         self.judge_with(oracle, answer, protective)
+    }
+
+    /// The oracle's observation of `input` in this run's profile, if it judges it.
+    pub fn observe(&self, format: Format, input: &Input) -> Option<Observation> {
+        let context = profile_context(&self.context, self.profile);
+        let request = Request {
+            case_id: REQUEST_ID,
+            format,
+            operation: "validate",
+            input,
+            context: &context,
+            profile: self.profile,
+        };
+        match guarded(self.oracle, &request).outcome {
+            Outcome::Observed(observation) => Some(crate::bounded::bound(observation)),
+            _ => None,
+        }
     }
 
     /// Judges a validator's answer against the oracle's observation of the same input.
@@ -776,6 +808,20 @@ impl<'a> Differential<'a> {
 /// (`<format>.json.duplicate-key`), located at the repeated member.
 fn is_repeated_member(rule: &str) -> bool {
     rule.ends_with(".json.duplicate-key")
+}
+
+/// [`Disagreement::noise`] of a disagreement of `key`'s kind on an input the oracle
+/// observed so: it needs only the oracle's answer, so a shrink can refuse a candidate
+/// before asking the validator.
+pub fn noise_of(key: &Key, oracle: &Observation) -> usize {
+    let diagnostics = oracle.diagnostics.iter().flatten();
+    match key.kind {
+        Kind::AcceptsInvalid | Kind::MissedDiagnostics => diagnostics
+            .filter(|diagnostic| key.rule.as_deref() != Some(diagnostic.rule.as_str()))
+            .count(),
+        Kind::UnexpectedDiagnostic => diagnostics.count().saturating_sub(1),
+        _ => diagnostics.count(),
+    }
 }
 
 /// The rule IDs of an observation's diagnostics.

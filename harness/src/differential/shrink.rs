@@ -101,7 +101,8 @@ pub fn choices(data: &[u8], budget: &Budget, still: &mut dyn FnMut(&[u8]) -> boo
 }
 
 /// Shrinks a JSON document as values: `None` when it is not JSON serde_json reads, when
-/// its pretty-printed form (the form every candidate takes) does not keep `still`, or when
+/// its printed form (the form every candidate takes: pretty where that is no longer than
+/// the document, else compact) does not keep `still`, or when
 /// nothing made it smaller than `bytes`. The candidates are each object member and array
 /// item removed, and each string value cut to its first character or its first half,
 /// tried largest first (by the bytes they would save) so that a small trial budget goes
@@ -114,8 +115,17 @@ pub fn json(
     still: &mut dyn FnMut(&[u8]) -> bool,
 ) -> Option<Vec<u8>> {
     let mut value: Value = serde_json::from_slice(bytes).ok()?;
+    // Pretty-printed where that is no longer than the document (a draft is read by a
+    // person), compact otherwise: a shrink never grows, and a compact document printed
+    // pretty would be refused as a whole.
+    let pretty = serde_json::to_vec_pretty(&value).unwrap_or_default().len() < bytes.len();
     let render = |value: &Value| {
-        let mut text = serde_json::to_vec_pretty(value).unwrap_or_default();
+        let mut text = if pretty {
+            serde_json::to_vec_pretty(value)
+        } else {
+            serde_json::to_vec(value)
+        }
+        .unwrap_or_default();
         text.push(b'\n');
         text
     };

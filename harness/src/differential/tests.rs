@@ -428,6 +428,7 @@ impl Source for Lines {
             document: data.to_vec(),
             summary: "raw".to_owned(),
             targets: Vec::new(),
+            open: Vec::new(),
         })
     }
 
@@ -439,6 +440,68 @@ impl Source for Lines {
         std::fs::write(dir.join("input.soulkit.json"), document)?;
         Ok("input.soulkit.json".to_owned())
     }
+}
+
+/// [`Lines`], with the syntax rule open on documents shorter than `short` bytes (as if
+/// the spec left their verdict to the reader).
+struct OpenWhenShort {
+    short: usize,
+}
+
+impl Source for OpenWhenShort {
+    fn format(&self) -> Format {
+        Format::SoulKit
+    }
+
+    fn document(&self, data: &[u8]) -> Option<Sample> {
+        Some(Sample {
+            open: self.open_points(data),
+            ..Lines.document(data)?
+        })
+    }
+
+    fn prepare(&self, data: &[u8], document: &[u8]) -> std::io::Result<Prepared> {
+        Lines.prepare(data, document)
+    }
+
+    fn write(&self, dir: &Path, data: &[u8], document: &[u8]) -> std::io::Result<String> {
+        Lines.write(dir, data, document)
+    }
+
+    fn open_points(&self, document: &[u8]) -> Vec<String> {
+        if document.len() < self.short {
+            vec!["soul-kit.json.syntax".to_owned()]
+        } else {
+            Vec::new()
+        }
+    }
+}
+
+#[test]
+fn open_points_are_counted_apart_and_a_shrink_never_reaches_one() {
+    let catalogue = catalogue();
+    let (oracle, validator) = planted();
+    let differential = Differential::new(&oracle, &catalogue, Profile::Spec);
+    let settings = Settings {
+        seed: 7,
+        runs: Some(3_000),
+        max_input: 256,
+        ..Settings::default()
+    };
+    // Every document open: the planted disagreement is a reading, never a finding.
+    let everything = OpenWhenShort { short: usize::MAX };
+    let results = campaign::run(&settings, &validator, &differential, &everything, None);
+    assert!(!results.has_findings(), "{:?}", results.findings);
+    let apart: Vec<_> = results.apart_of(Class::ImplementationDefined).collect();
+    assert_eq!(apart.len(), 1, "{apart:?}");
+    assert_eq!(apart[0].key.rule.as_deref(), Some("soul-kit.json.syntax"));
+    // Open only below 40 bytes: the finding is kept, and its shrink stops at 40 bytes,
+    // where the planted pair alone (2 bytes) would be open.
+    let short = OpenWhenShort { short: 40 };
+    let results = campaign::run(&settings, &validator, &differential, &short, None);
+    let finding = results.findings.first().expect("a finding");
+    assert!(finding.document.len() >= 40, "{:?}", finding.document);
+    assert!(finding.document.len() < finding.original_size);
 }
 
 /// The oracle rejects inputs holding the byte 0xAB; the validator misses that when the
@@ -554,14 +617,37 @@ fn a_finding_becomes_a_draft_case() {
     };
     let existing = [
         draft::Existing {
-            id: "some-syntax-case".to_owned(),
+            id: "syntax-elsewhere".to_owned(),
             rules: vec!["soul-kit.json.syntax".to_owned()],
             shape: Some(draft::shape(&[0xAB, 0xCD])),
+            question: Some(vec![
+                "reject".to_owned(),
+                "error soul-kit.json.syntax at /other".to_owned(),
+            ]),
+        },
+        draft::Existing {
+            id: "some-syntax-case".to_owned(),
+            rules: vec!["soul-kit.json.syntax".to_owned()],
+            shape: None,
+            question: Some(draft::question(
+                true,
+                results.findings[0]
+                    .disagreement
+                    .oracle
+                    .diagnostics
+                    .iter()
+                    .flatten()
+                    .map(|d| {
+                        let pointer = d.location.as_ref().and_then(|l| l.pointer.as_deref());
+                        (d.rule.as_str(), d.severity, pointer)
+                    }),
+            )),
         },
         draft::Existing {
             id: "other-rule".to_owned(),
             rules: vec!["soul-kit.name.length".to_owned()],
             shape: None,
+            question: None,
         },
     ];
     let dir = draft::write_finding(
@@ -587,11 +673,15 @@ fn a_finding_becomes_a_draft_case() {
         "{text}"
     );
     assert!(
-        text.contains("# REVIEW: existing cases of soul-kit.json.syntax (1): some-syntax-case\n"),
+        text.contains(
+            "# REVIEW: existing cases of soul-kit.json.syntax (2): syntax-elsewhere, some-syntax-case\n"
+        ),
         "{text}"
     );
+    // The case of the same input shape asks another question (elsewhere); the one with
+    // the same diagnostics at the same places is the one this draft repeats.
     assert!(
-        text.contains("# REVIEW: some-syntax-case already covers this input's shape"),
+        text.contains("# REVIEW: DUPLICATE of some-syntax-case:"),
         "{text}"
     );
     assert!(text.contains("# REVIEW: isolating:"), "{text}");
@@ -652,6 +742,7 @@ fn findings_are_keyed_by_the_targeted_rule_and_shrink_to_isolating_inputs() {
                 document: data.to_vec(),
                 summary: "targeted".to_owned(),
                 targets: vec!["soul-kit.summary.length".to_owned()],
+                open: Vec::new(),
             })
         }
         fn prepare(&self, _data: &[u8], document: &[u8]) -> std::io::Result<Prepared> {

@@ -83,6 +83,29 @@ fn instant(u: &mut Unstructured<'_>) -> arbitrary::Result<String> {
     Ok(text)
 }
 
+/// The embedded SOUL.yaml: mostly one Soulacy's importer takes (it refuses a SOUL.yaml
+/// without an `id`, or with a trigger outside its list), so a campaign against the
+/// importer reaches the checks behind that one; otherwise any visible text, which the
+/// spec allows (it asks for non-blank text and leaves the YAML to Soulacy).
+fn soul_yaml(u: &mut Unstructured<'_>) -> arbitrary::Result<String> {
+    if u.ratio(1u8, 4u8)? {
+        return super::text(u, 1, 200);
+    }
+    let id_length = super::length(u, 1, 40)?;
+    let mut yaml = format!("id: {}\n", slug(u, id_length)?);
+    // Plain scalars only: a letter first and no `:` or `#`, so any YAML reader takes them.
+    let name_length = super::length(u, 1, 40)?;
+    yaml.push_str(&format!("name: Agent {}\n", slug(u, name_length)?));
+    // The triggers that need no schedule (cron and oneshot need one).
+    if let Some(trigger) = u.choose(&[None, Some("channel"), Some("webhook"), Some("internal")])? {
+        yaml.push_str(&format!("trigger: {trigger}\n"));
+    }
+    if u.arbitrary()? {
+        yaml.push_str("description: |\n  Answers in plain words.\n");
+    }
+    Ok(yaml)
+}
+
 /// Free text: any visible string of up to 40 characters.
 fn words(u: &mut Unstructured<'_>) -> arbitrary::Result<Json> {
     Ok(Json::String(super::text(u, 1, 40)?))
@@ -241,10 +264,7 @@ pub fn package(u: &mut Unstructured<'_>, v2: bool) -> arbitrary::Result<Json> {
             "schema_version".to_owned(),
             Json::str(if v2 { V2 } else { V1 }),
         ),
-        (
-            "soul_yaml".to_owned(),
-            Json::String(super::text(u, 1, 200)?),
-        ),
+        ("soul_yaml".to_owned(), Json::String(soul_yaml(u)?)),
         ("manifest".to_owned(), Json::Object(manifest)),
     ];
     maybe(u, &mut root, "exported_at", |u| {
@@ -938,4 +958,40 @@ fn bad_instant(u: &mut Unstructured<'_>) -> arbitrary::Result<Json> {
         "2026-07-14T15:23:00",
         "2026-07-14T25:00:00Z",
     ])?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Most valid packages carry a SOUL.yaml Soulacy's importer takes (an `id`), so a
+    /// campaign against the importer gets past its first check.
+    #[test]
+    fn most_valid_packages_have_a_soul_yaml_the_importer_takes() {
+        let mut random = crate::seeds::SplitMix::new(0x50a1);
+        let (mut valid, mut with_id) = (0usize, 0usize);
+        for _ in 0..400 {
+            let data: Vec<u8> = (0..1 + random.below(4096))
+                .map(|_| random.next_u64() as u8)
+                .collect();
+            let Ok(generated) = generate(&mut Unstructured::new(&data), Document::Package) else {
+                continue;
+            };
+            if generated.expected.as_ref().is_none_or(|e| !e.is_empty()) {
+                continue;
+            }
+            valid += 1;
+            let package: serde_json::Value =
+                serde_json::from_slice(&generated.bytes).expect("a valid package is JSON");
+            let soul = package["soul_yaml"].as_str().unwrap_or_default();
+            if soul.starts_with("id: ") {
+                with_id += 1;
+            }
+        }
+        assert!(valid >= 50, "only {valid} valid packages");
+        assert!(
+            with_id * 2 >= valid,
+            "{with_id} of {valid} valid packages have a SOUL.yaml with an id"
+        );
+    }
 }
