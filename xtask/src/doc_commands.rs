@@ -337,6 +337,14 @@ fn cargo(words: &[String], env: Vec<(String, String)>) -> Option<Probe> {
         )),
         // Cheap and read-only: it runs as written (and must pass).
         "xtask" if words[2..] == ["corpus-power", "check"] => Some(Probe::Run { env, argv }),
+        // Minutes against every installed tool: its options are parsed and its help
+        // printed instead.
+        "xtask" if words.get(2).is_some_and(|word| word == "fuzz-implementations") => {
+            Some(Probe::Run {
+                env,
+                argv: help_appended(&argv),
+            })
+        }
         _ => None,
     }
 }

@@ -197,6 +197,10 @@ fn fuzz_implementations(args: &[String]) -> ExitCode {
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         match arg.as_str() {
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
             "--soulcheck" | "--reports" | "--seconds" | "--seed" => {
                 let Some(value) = args.next() else {
                     eprintln!("{arg} needs a value\n{USAGE}");

@@ -962,8 +962,13 @@ impl Campaign<'_> {
             *last.borrow_mut() = disagreement;
             true
         };
-        // The choices get half the trials, so the document's bytes always get their turn.
-        let choices_budget = Budget::new(steps / 2).until(until);
+        // The choices get half the trials and half the time left, so the document's
+        // values and bytes always get their turn.
+        let halfway = until.map(|until| {
+            let now = Instant::now();
+            now + until.saturating_duration_since(now) / 2
+        });
+        let choices_budget = Budget::new(steps / 2).until(halfway);
         let data = shrink::choices(&seen.data, &choices_budget, &mut |candidate| {
             if !choices_budget.spend() {
                 return false;

@@ -23,8 +23,6 @@
 use std::cell::Cell;
 use std::time::Instant;
 
-use serde_json::Value;
-
 /// The trials a shrink may spend (one trial: the oracle and the validator on one
 /// candidate). The predicate spends them; the shrinkers stop when none is left.
 #[derive(Debug)]
@@ -100,36 +98,164 @@ pub fn choices(data: &[u8], budget: &Budget, still: &mut dyn FnMut(&[u8]) -> boo
     data
 }
 
+/// A JSON value as written, with every member of an object in order and a repeated key
+/// kept: serde_json's `Value` keeps one member per key, and a repeated key may be the very
+/// question a finding asks.
+#[derive(Debug, Clone, PartialEq)]
+enum Node {
+    Null,
+    Bool(bool),
+    Number(serde_json::Number),
+    String(String),
+    Array(Vec<Node>),
+    Object(Vec<(String, Node)>),
+}
+
+impl<'de> serde::Deserialize<'de> for Node {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Node, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Node;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_unit<E>(self) -> Result<Node, E> {
+                Ok(Node::Null)
+            }
+            fn visit_bool<E>(self, value: bool) -> Result<Node, E> {
+                Ok(Node::Bool(value))
+            }
+            fn visit_i64<E>(self, value: i64) -> Result<Node, E> {
+                Ok(Node::Number(value.into()))
+            }
+            fn visit_u64<E>(self, value: u64) -> Result<Node, E> {
+                Ok(Node::Number(value.into()))
+            }
+            fn visit_f64<E: serde::de::Error>(self, value: f64) -> Result<Node, E> {
+                serde_json::Number::from_f64(value)
+                    .map(Node::Number)
+                    .ok_or_else(|| E::custom("not a finite number"))
+            }
+            fn visit_str<E>(self, value: &str) -> Result<Node, E> {
+                Ok(Node::String(value.to_owned()))
+            }
+            fn visit_string<E>(self, value: String) -> Result<Node, E> {
+                Ok(Node::String(value))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Node, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(Node::Array(items))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Node, A::Error> {
+                let mut members = Vec::new();
+                while let Some(member) = map.next_entry()? {
+                    members.push(member);
+                }
+                Ok(Node::Object(members))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+impl Node {
+    /// The value as JSON text: compact, or indented by two spaces per level as
+    /// serde_json's pretty printer does.
+    fn write(&self, pretty: bool, depth: usize, out: &mut String) {
+        let quoted = |text: &str| serde_json::to_string(text).unwrap_or_default();
+        let indent = |out: &mut String, depth: usize| {
+            if pretty {
+                out.push('\n');
+                out.push_str(&"  ".repeat(depth));
+            }
+        };
+        match self {
+            Node::Null => out.push_str("null"),
+            Node::Bool(value) => out.push_str(if *value { "true" } else { "false" }),
+            Node::Number(number) => out.push_str(&number.to_string()),
+            Node::String(text) => out.push_str(&quoted(text)),
+            Node::Array(items) if items.is_empty() => out.push_str("[]"),
+            Node::Object(members) if members.is_empty() => out.push_str("{}"),
+            Node::Array(items) => {
+                out.push('[');
+                for (index, item) in items.iter().enumerate() {
+                    if index > 0 {
+                        out.push(',');
+                    }
+                    indent(out, depth + 1);
+                    item.write(pretty, depth + 1, out);
+                }
+                indent(out, depth);
+                out.push(']');
+            }
+            Node::Object(members) => {
+                out.push('{');
+                for (index, (key, member)) in members.iter().enumerate() {
+                    if index > 0 {
+                        out.push(',');
+                    }
+                    indent(out, depth + 1);
+                    out.push_str(&quoted(key));
+                    out.push_str(if pretty { ": " } else { ":" });
+                    member.write(pretty, depth + 1, out);
+                }
+                indent(out, depth);
+                out.push('}');
+            }
+        }
+    }
+
+    /// The value as a document: its text and a final line break.
+    fn render(&self, pretty: bool) -> Vec<u8> {
+        let mut out = String::new();
+        self.write(pretty, 0, &mut out);
+        out.push('\n');
+        out.into_bytes()
+    }
+
+    /// The members or items of a container.
+    fn children(&self) -> Vec<&Node> {
+        match self {
+            Node::Array(items) => items.iter().collect(),
+            Node::Object(members) => members.iter().map(|(_, member)| member).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The member or item at `index` of a container.
+    fn child_mut(&mut self, index: usize) -> Option<&mut Node> {
+        match self {
+            Node::Array(items) => items.get_mut(index),
+            Node::Object(members) => members.get_mut(index).map(|(_, member)| member),
+            _ => None,
+        }
+    }
+}
+
 /// Shrinks a JSON document as values: `None` when it is not JSON serde_json reads, when
 /// its printed form (the form every candidate takes: pretty where that is no longer than
-/// the document, else compact) does not keep `still`, or when
-/// nothing made it smaller than `bytes`. The candidates are each object member and array
-/// item removed, and each string value cut to its first character or its first half,
-/// tried largest first (by the bytes they would save) so that a small trial budget goes
-/// where it saves most, in passes until one changes nothing. Keys are kept as they are:
-/// cut keys collide. A place made stale by an earlier removal in the same pass (an array's
-/// later items move up) is still a candidate the predicate judges like any other.
+/// the document, else compact) does not keep `still`, or when nothing made it smaller than
+/// `bytes`. The candidates are each object member and array item removed, and each string
+/// value cut to its first character or its first half, tried largest first (by the bytes
+/// they would save) so that a small trial budget goes where it saves most, in passes until
+/// one changes nothing. Keys are kept as they are (cut keys collide), and so is a repeated
+/// key: members are read in order, each occurrence its own. A place made stale by an
+/// earlier removal in the same pass (the members after it move up) is still a candidate
+/// the predicate judges like any other.
 pub fn json(
     bytes: &[u8],
     budget: &Budget,
     still: &mut dyn FnMut(&[u8]) -> bool,
 ) -> Option<Vec<u8>> {
-    let mut value: Value = serde_json::from_slice(bytes).ok()?;
+    let mut value: Node = serde_json::from_slice(bytes).ok()?;
     // Pretty-printed where that is no longer than the document (a draft is read by a
     // person), compact otherwise: a shrink never grows, and a compact document printed
     // pretty would be refused as a whole.
-    let pretty = serde_json::to_vec_pretty(&value).unwrap_or_default().len() < bytes.len();
-    let render = |value: &Value| {
-        let mut text = if pretty {
-            serde_json::to_vec_pretty(value)
-        } else {
-            serde_json::to_vec(value)
-        }
-        .unwrap_or_default();
-        text.push(b'\n');
-        text
-    };
-    let printed = render(&value);
+    let pretty = value.render(true).len() <= bytes.len();
+    let printed = value.render(pretty);
     if printed != bytes && (budget.exhausted() || !still(&printed)) {
         return None;
     }
@@ -164,100 +290,81 @@ pub fn json(
                 Edit::Remove(path) => remove_at(&mut candidate, path),
                 Edit::Shorten(path, cut) => shorten_at(&mut candidate, path, *cut),
             };
-            if applied && candidate != value && still(&render(&candidate)) {
+            if applied && candidate != value && still(&candidate.render(pretty)) {
                 value = candidate;
                 changed = true;
             }
         }
     }
-    let shrunk = render(&value);
+    let shrunk = value.render(pretty);
     (shrunk.len() < bytes.len()).then_some(shrunk)
 }
 
-/// One change [`json`] tries.
+/// One change [`json`] tries: at a path of member or item positions.
 #[derive(Debug, Clone)]
 enum Edit {
-    Remove(Vec<Step>),
-    Shorten(Vec<Step>, Cut),
-}
-
-/// One step from a JSON value to one inside it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Step {
-    Member(String),
-    Item(usize),
+    Remove(Vec<usize>),
+    Shorten(Vec<usize>, Cut),
 }
 
 /// Every member and item below `value` with the bytes it takes (compact), in document
 /// order (a container before what it holds).
-fn collect_places(value: &Value, path: &mut Vec<Step>, out: &mut Vec<(usize, Vec<Step>)>) {
-    let size = |value: &Value| serde_json::to_vec(value).map_or(0, |text| text.len());
-    match value {
-        Value::Object(members) => {
-            for (key, member) in members {
-                path.push(Step::Member(key.clone()));
-                out.push((size(member) + key.len(), path.clone()));
-                collect_places(member, path, out);
-                path.pop();
-            }
-        }
-        Value::Array(items) => {
-            for (index, item) in items.iter().enumerate() {
-                path.push(Step::Item(index));
-                out.push((size(item), path.clone()));
-                collect_places(item, path, out);
-                path.pop();
-            }
-        }
-        _ => {}
+fn collect_places(value: &Node, path: &mut Vec<usize>, out: &mut Vec<(usize, Vec<usize>)>) {
+    let size = |node: &Node| {
+        let mut text = String::new();
+        node.write(false, 0, &mut text);
+        text.len()
+    };
+    let keys: Vec<usize> = match value {
+        Node::Object(members) => members.iter().map(|(key, _)| key.len()).collect(),
+        _ => Vec::new(),
+    };
+    for (index, child) in value.children().into_iter().enumerate() {
+        path.push(index);
+        out.push((
+            size(child) + keys.get(index).copied().unwrap_or(0),
+            path.clone(),
+        ));
+        collect_places(child, path, out);
+        path.pop();
     }
 }
 
 /// Every string value (not key) of more than one character below `value`, with its
 /// length in bytes, in document order.
-fn collect_strings(value: &Value, path: &mut Vec<Step>, out: &mut Vec<(usize, Vec<Step>)>) {
-    match value {
-        Value::String(text) if text.chars().nth(1).is_some() => {
-            out.push((text.len(), path.clone()))
+fn collect_strings(value: &Node, path: &mut Vec<usize>, out: &mut Vec<(usize, Vec<usize>)>) {
+    if let Node::String(text) = value {
+        if text.chars().nth(1).is_some() {
+            out.push((text.len(), path.clone()));
         }
-        Value::Object(members) => {
-            for (key, member) in members {
-                path.push(Step::Member(key.clone()));
-                collect_strings(member, path, out);
-                path.pop();
-            }
-        }
-        Value::Array(items) => {
-            for (index, item) in items.iter().enumerate() {
-                path.push(Step::Item(index));
-                collect_strings(item, path, out);
-                path.pop();
-            }
-        }
-        _ => {}
+        return;
+    }
+    for (index, child) in value.children().into_iter().enumerate() {
+        path.push(index);
+        collect_strings(child, path, out);
+        path.pop();
     }
 }
 
 /// The value at `path`, if it is there.
-fn at_mut<'v>(value: &'v mut Value, path: &[Step]) -> Option<&'v mut Value> {
+fn at_mut<'v>(value: &'v mut Node, path: &[usize]) -> Option<&'v mut Node> {
     path.iter()
-        .try_fold(value, |value, step| match (value, step) {
-            (Value::Object(members), Step::Member(key)) => members.get_mut(key),
-            (Value::Array(items), Step::Item(index)) => items.get_mut(*index),
-            _ => None,
-        })
+        .try_fold(value, |value, &index| value.child_mut(index))
 }
 
 /// Removes the member or item at `path` (keeping the order of the others); false when it
 /// is not there.
-fn remove_at(value: &mut Value, path: &[Step]) -> bool {
-    let Some((last, parent)) = path.split_last() else {
+fn remove_at(value: &mut Node, path: &[usize]) -> bool {
+    let Some((&last, parent)) = path.split_last() else {
         return false;
     };
-    match (at_mut(value, parent), last) {
-        (Some(Value::Object(members)), Step::Member(key)) => members.shift_remove(key).is_some(),
-        (Some(Value::Array(items)), Step::Item(index)) if *index < items.len() => {
-            items.remove(*index);
+    match at_mut(value, parent) {
+        Some(Node::Object(members)) if last < members.len() => {
+            members.remove(last);
+            true
+        }
+        Some(Node::Array(items)) if last < items.len() => {
+            items.remove(last);
             true
         }
         _ => false,
@@ -272,8 +379,8 @@ enum Cut {
 }
 
 /// Cuts the string at `path` short; false when there is none or it is short already.
-fn shorten_at(value: &mut Value, path: &[Step], cut: Cut) -> bool {
-    let Some(Value::String(text)) = at_mut(value, path) else {
+fn shorten_at(value: &mut Node, path: &[usize], cut: Cut) -> bool {
+    let Some(Node::String(text)) = at_mut(value, path) else {
         return false;
     };
     let count = text.chars().count();
@@ -476,7 +583,7 @@ mod tests {
         let budget = Budget::new(1_000);
         let shrunk = json(text, &budget, &mut |candidate| {
             budget.spend();
-            let value: Value = serde_json::from_slice(candidate).expect("JSON");
+            let value: serde_json::Value = serde_json::from_slice(candidate).expect("JSON");
             // Holds while a string starting with `n` sits under `keep` and `b` is there.
             value["keep"]["inner"].as_array().is_some_and(|items| {
                 items
@@ -485,12 +592,40 @@ mod tests {
             }) && value.get("b").is_some()
         })
         .expect("JSON");
-        let value: Value = serde_json::from_slice(&shrunk).unwrap();
+        let value: serde_json::Value = serde_json::from_slice(&shrunk).unwrap();
         assert_eq!(
             value,
             serde_json::json!({"keep": {"inner": ["n"]}, "b": "b"})
         );
         assert!(json(b"not json", &budget, &mut |_| true).is_none());
+    }
+
+    #[test]
+    fn json_keeps_a_repeated_key_and_prints_as_serde_json_does() {
+        let text = br#"{"a": "xxxxxxxx", "a": "yyyyyyyy", "pad": [1, 2, 3, 4, 5, 6, 7, 8, 9]}"#;
+        let budget = Budget::new(1_000);
+        let shrunk = json(text, &budget, &mut |candidate| {
+            budget.spend();
+            // Holds while the key `a` is there twice.
+            String::from_utf8_lossy(candidate).matches(r#""a""#).count() == 2
+        })
+        .expect("JSON");
+        // Compact: the document was, and pretty would be longer.
+        assert_eq!(
+            shrunk,
+            br#"{"a":"x","a":"y"}"#.iter().chain(b"\n").copied().collect::<Vec<u8>>()
+        );
+        // The printed forms are serde_json's, for a document without repeated keys.
+        let value: serde_json::Value =
+            serde_json::from_str(r#"{"k": [1, {"n": null, "t": true}], "e": {}, "s": "\u00e9\""}"#)
+                .unwrap();
+        let node: Node = serde_json::from_value(value.clone()).unwrap();
+        let mut pretty = serde_json::to_vec_pretty(&value).unwrap();
+        pretty.push(b'\n');
+        assert_eq!(node.render(true), pretty);
+        let mut compact = serde_json::to_vec(&value).unwrap();
+        compact.push(b'\n');
+        assert_eq!(node.render(false), compact);
     }
 
     #[test]
