@@ -253,10 +253,15 @@ pub fn table(rows: &[Row]) -> String {
                 row.drafts.iter().max().copied().unwrap_or(0)
             )
         };
+        let isolating = if row.isolating.1 == 0 {
+            String::new()
+        } else {
+            format!("{} of {}", row.isolating.0, row.isolating.1)
+        };
         let _ = writeln!(
             out,
-            "| {} | `{}` | {} | {findings} | {} of {} | {drafts} | {apart} | {:.1} s |",
-            row.implementation, row.format, row.runs, row.isolating.0, row.isolating.1, row.wall
+            "| {} | `{}` | {} | {findings} | {isolating} | {drafts} | {apart} | {:.1} s |",
+            row.implementation, row.format, row.runs, row.wall
         );
     }
     out

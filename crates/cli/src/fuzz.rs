@@ -3,9 +3,10 @@
 //! construction with one predicted mutation or a few untargeted ones; each goes to the
 //! in-process reference (the oracle) and to the validator, set up exactly as `run` sets it
 //! up (`crate::subject`). A different verdict, or diagnostics graded `wrong` against the
-//! reference's, is a finding when a rule that decides in the profile says so; the others
-//! (strict-only readings, the reference's bounds, points the spec leaves open, and
-//! rejections that name no rule) are counted apart by class. Findings are deduplicated by
+//! reference's, is a finding when the spec profile decides the document; the others
+//! (strict-only readings, the reference's bounds, points the spec leaves open, rejections
+//! that name no rule where an open reading refuses, and deviations the validator's
+//! `--expectations` file lists) are counted apart by class. Findings are deduplicated by
 //! the rule the generator's mutation targeted, shrunk (the generator's choices, then the
 //! document's values and bytes) to inputs that isolate them where they can, within
 //! `--duration`, and written as draft cases for triage.

@@ -15,7 +15,7 @@
 //! | `title-prefix` | soul-md | finds the role title with `starts_with("# ")` |
 //!
 //! The trials: the reference against itself per case and persistent, one planted bug
-//! caught and drafted, and the campaign of every planted bug within its 60-second bound
+//! caught and drafted, the same bug listed in an expectations file and counted apart, and the campaign of every planted bug within its 60-second bound
 //! (about two minutes for all five in a debug build on a two-core machine; each campaign
 //! stops a few hundred runs past its finding).
 
@@ -45,6 +45,10 @@ fn main() {
         Trial::test(
             "a_planted_bug_is_caught_and_drafted",
             a_planted_bug_is_caught,
+        ),
+        Trial::test(
+            "a_listed_deviation_is_counted_apart",
+            a_listed_deviation_is_counted_apart,
         ),
         Trial::test("usage_errors_exit_2", usage_errors_exit_2),
         Trial::test("progress_in_a_log", progress_in_a_log),
@@ -235,22 +239,7 @@ fn progress_in_a_log() -> Result<(), Failed> {
 fn a_planted_bug_is_caught() -> Result<(), Failed> {
     let dir = tempfile::tempdir()?;
     let validator = planted_command("duplicate-keys");
-    let args = [
-        "--format",
-        "soul-kit",
-        "--validator",
-        &validator,
-        "--seed",
-        "3",
-        "--runs",
-        "150",
-        "--jobs",
-        "2",
-        "--timeout",
-        "30",
-        "--shrink-steps",
-        "300",
-    ];
+    let args = duplicate_keys_campaign(&validator, &["--shrink-steps", "300"]);
     let run = fuzz(&args, dir.path())?;
     if run.code != Some(1) {
         return Err(format!("expected findings: {run}").into());
@@ -355,6 +344,63 @@ fn a_planted_bug_is_caught() -> Result<(), Failed> {
         record["rule"] == "soul-kit.json.duplicate-key" && record["first_run"] == first_run
     }) {
         return Err(format!("not reproduced from the seed: {repeat}").into());
+    }
+    Ok(())
+}
+
+/// The arguments of a quick Soul Kit campaign (seed 3, 150 runs) against `validator`, then
+/// `extra`.
+fn duplicate_keys_campaign<'a>(validator: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "--format",
+        "soul-kit",
+        "--validator",
+        validator,
+        "--seed",
+        "3",
+        "--runs",
+        "150",
+        "--jobs",
+        "2",
+        "--timeout",
+        "30",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+/// `--expectations`: the planted duplicate-key bug, listed in an expectations file as the
+/// certification would list it, is a known deviation (class `listed`), not a finding; an
+/// expectations file naming a case the corpus does not have is a setup error.
+fn a_listed_deviation_is_counted_apart() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let expectations = dir.path().join("expectations.toml");
+    std::fs::write(
+        &expectations,
+        "[[failure]]\ncase = \"soul-kit/duplicate-key-root\"\nrule = \"soul-kit.json.duplicate-key\"\nreason = \"planted\"\n",
+    )?;
+    let validator = planted_command("duplicate-keys");
+    let listed = expectations.display().to_string();
+    let args = duplicate_keys_campaign(&validator, &["--expectations", &listed]);
+    let run = fuzz(&args, dir.path())?;
+    if run.code != Some(0) || !run.findings()?.is_empty() {
+        return Err(format!("a listed deviation came back as a finding: {run}").into());
+    }
+    let listed_apart = run.report()?.iter().any(|record| {
+        record["type"] == "apart"
+            && record["class"] == "listed"
+            && record["rule"] == "soul-kit.json.duplicate-key"
+    });
+    if !listed_apart {
+        return Err(format!("no listed record: {run}").into());
+    }
+    std::fs::write(
+        &expectations,
+        "[[failure]]\ncase = \"soul-kit/no-such-case\"\nreason = \"x\"\n",
+    )?;
+    let run = fuzz(&args, dir.path())?;
+    if run.code != Some(2) || !run.stderr.contains("no-such-case") {
+        return Err(format!("an unknown case is not refused: {run}").into());
     }
     Ok(())
 }

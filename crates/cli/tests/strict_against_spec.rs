@@ -28,7 +28,7 @@ use soulcheck_harness::{Format, Profile};
 const SEEDS: u64 = 20;
 
 /// Generated documents per seed.
-const RUNS: u64 = 150;
+const RUNS: u64 = 100;
 
 /// The reference answering every request in the strict profile, with, when `dropped`
 /// names a rule, that rule's diagnostics removed (and an acceptance when nothing else is

@@ -5,14 +5,19 @@
 //!
 //! A corpus asks only the questions someone thought of; generated inputs ask the others.
 //! Where no case says what the answer must be, the oracle's answer stands in for it. Every
-//! disagreement gets a [`Class`]: only one the spec (or the publisher's code) decides in
-//! the campaign's profile is a finding (a different verdict, or a diagnostics grade of
-//! `wrong` when the validator reports diagnostics at all). One resting only on rules the
-//! strict profile adds, on the reference's own bounds, or on points the spec leaves open
-//! (`suite` rules in the spec profile, or a value the document repeats where repeated
-//! members are left open) is counted apart with the reading named; a rejection that names
-//! no catalogued rule is unexplained, shown apart, never a finding. A crash, a timeout or
-//! a broken protocol is always a finding: no reading of the spec makes one right.
+//! disagreement gets a [`Class`], and only one about a document the spec (or the
+//! publisher's code) decides in the campaign's profile is a finding: a different verdict,
+//! or a diagnostics grade of `wrong` when the validator reports diagnostics at all. What
+//! rests on a reading is counted apart with the reading named: rules that do not decide in
+//! the profile (`suite` rules in the spec profile, strict-only rules, the reference's own
+//! bounds), a value the document repeats where repeated members are left open, the strict
+//! profile's protective reading where the validator's answer matches it
+//! ([`Differential::judge_with`]), and the open points the generator's source names
+//! ([`Disagreement::on_open_points`]). A rejection of a document both profiles accept,
+//! with no open point in sight, is a finding whatever rule the validator names, and if it
+//! names none; one that names none where an open reading refuses is unexplained. A crash,
+//! a timeout or a broken protocol is always a finding: no reading of the spec makes one
+//! right.
 //!
 //! [`Differential::compare`] judges one input; [`check_one`] is the short form for a fuzz
 //! target. [`campaign`] runs many generated inputs in parallel, deduplicates what it finds
@@ -127,9 +132,12 @@ impl fmt::Display for Key {
 #[non_exhaustive]
 pub enum Class {
     /// A rule that decides in the campaign's profile (the spec's text, or the publisher's
-    /// code on every path), or a crash, timeout or broken protocol: a finding.
+    /// code on every path); a rejection of a document both profiles accept with no open
+    /// point in sight, named rule or not; or a crash, timeout or broken protocol: a
+    /// finding.
     Finding,
-    /// Only rules the strict profile adds (the spec allows what they refuse).
+    /// Only what the strict profile adds: its rules (the spec allows what they refuse),
+    /// or its protective reading of an open point, which the validator's answer matches.
     StrictOnly,
     /// Only a bound of the reference's own (a size, depth or entry limit), never a rule
     /// of the spec.
