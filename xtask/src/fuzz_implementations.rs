@@ -105,11 +105,7 @@ fn campaign(
     prefix: &Path,
     report: &Path,
 ) -> Result<(), String> {
-    let mut validator = run
-        .validator
-        .replace("{here}", &card.folder.display().to_string())
-        .replace("{prefix}", &prefix.display().to_string())
-        .replace("{schemas}", &root.join("schemas").display().to_string());
+    let mut validator = crate::implementations::validator_command(root, card, run, prefix);
     if reads_skill_directories(run) {
         validator = format!(
             "python3 {} {{path}} {}",

@@ -143,11 +143,7 @@ fn certify_run(
 ) -> Result<Outcome, String> {
     let name = format!("{}-{profile}-{}", card.slug(), run.format);
     let output = work.join(format!("{name}.txt"));
-    let validator = run
-        .validator
-        .replace("{here}", &card.folder.display().to_string())
-        .replace("{prefix}", &prefix.display().to_string())
-        .replace("{schemas}", &root.join("schemas").display().to_string());
+    let validator = validator_command(root, card, run, prefix);
     let mut command = Command::new(&options.soulcheck);
     command
         .args(["run", "--quiet", "--operation", "validate"])
@@ -186,6 +182,16 @@ fn certify_run(
         passed: status.success(),
         output,
     })
+}
+
+/// A run's validator command with the driver's placeholders filled: `{here}` (the card's
+/// folder), `{prefix}` (where it is installed) and `{schemas}`; soulcheck's own
+/// placeholders (`{path}`, ...) are left for soulcheck.
+pub fn validator_command(root: &Path, card: &Card, run: &CardRun, prefix: &Path) -> String {
+    run.validator
+        .replace("{here}", &card.folder.display().to_string())
+        .replace("{prefix}", &prefix.display().to_string())
+        .replace("{schemas}", &root.join("schemas").display().to_string())
 }
 
 fn last_line(path: &Path) -> String {

@@ -143,7 +143,7 @@ fn implementations(args: &[String]) -> ExitCode {
                     eprintln!("{arg} needs a value\n{USAGE}");
                     return ExitCode::from(2);
                 };
-                let path = std::path::absolute(value).unwrap_or_else(|_| value.into());
+                let path = absolute(value);
                 if arg == "--soulcheck" {
                     options.soulcheck = path;
                 } else {
@@ -158,12 +158,8 @@ fn implementations(args: &[String]) -> ExitCode {
             folder => options.only.push(folder.to_owned()),
         }
     }
-    if !options.soulcheck.is_file() {
-        eprintln!(
-            "error: {} does not exist\nhint: build it first: cargo build --release --locked",
-            options.soulcheck.display()
-        );
-        return ExitCode::from(2);
+    if let Some(missing) = missing_binary(&options.soulcheck) {
+        return missing;
     }
     match xtask::implementations::certify(&root, &options) {
         Ok(failed) if failed.is_empty() => ExitCode::SUCCESS,
@@ -182,6 +178,23 @@ fn implementations(args: &[String]) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// A path option's value, made absolute (the commands run from the repository root).
+fn absolute(value: &str) -> std::path::PathBuf {
+    std::path::absolute(value).unwrap_or_else(|_| value.into())
+}
+
+/// The error exit, with a hint, when the `soulcheck` binary a command drives is not built.
+fn missing_binary(soulcheck: &std::path::Path) -> Option<ExitCode> {
+    if soulcheck.is_file() {
+        return None;
+    }
+    eprintln!(
+        "error: {} does not exist\nhint: build it first: cargo build --release --locked",
+        soulcheck.display()
+    );
+    Some(ExitCode::from(2))
 }
 
 /// `cargo xtask fuzz-implementations ...`.
@@ -210,14 +223,8 @@ fn fuzz_implementations(args: &[String]) -> ExitCode {
                 match (arg.as_str(), number) {
                     ("--seconds", Some(seconds)) if seconds > 0 => options.seconds = seconds,
                     ("--seed", Some(seed)) => options.seed = seed,
-                    ("--soulcheck", _) => {
-                        options.soulcheck =
-                            std::path::absolute(value).unwrap_or_else(|_| value.into());
-                    }
-                    ("--reports", _) => {
-                        options.reports =
-                            std::path::absolute(value).unwrap_or_else(|_| value.into());
-                    }
+                    ("--soulcheck", _) => options.soulcheck = absolute(value),
+                    ("--reports", _) => options.reports = absolute(value),
                     _ => {
                         eprintln!("{arg} needs a positive whole number\n{USAGE}");
                         return ExitCode::from(2);
@@ -231,12 +238,8 @@ fn fuzz_implementations(args: &[String]) -> ExitCode {
             folder => options.only.push(folder.to_owned()),
         }
     }
-    if !options.soulcheck.is_file() {
-        eprintln!(
-            "error: {} does not exist\nhint: build it first: cargo build --release --locked",
-            options.soulcheck.display()
-        );
-        return ExitCode::from(2);
+    if let Some(missing) = missing_binary(&options.soulcheck) {
+        return missing;
     }
     match xtask::fuzz_implementations::run(&root, &options) {
         Ok(rows) => {

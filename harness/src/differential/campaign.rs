@@ -900,11 +900,12 @@ impl Campaign<'_> {
                 return None;
             }
             let prepared = self.source.prepare(data, document).ok()?;
+            let mut observed = None;
             if refused.get() < steps.saturating_mul(10) {
-                let observed = self.differential.observe(format, prepared.input());
-                let cannot = observed.is_some_and(|observed| {
+                observed = self.differential.observe(format, prepared.input());
+                let cannot = observed.as_ref().is_some_and(|observed| {
                     oracle_verdict.is_some_and(|verdict| observed.verdict != verdict)
-                        || super::noise_of(key, &observed) > noise.get()
+                        || super::noise_of(key, observed) > noise.get()
                 });
                 if cannot {
                     refused.set(refused.get() + 1);
@@ -914,9 +915,18 @@ impl Campaign<'_> {
             if !budget.spend() {
                 return None;
             }
-            let mut compared = self
-                .differential
-                .compare(self.validator, format, prepared.input());
+            // The oracle's answer, when it was looked at above, is not asked for again.
+            let mut compared = match observed {
+                Some(oracle) => self.differential.compare_observed(
+                    self.validator,
+                    format,
+                    prepared.input(),
+                    oracle,
+                ),
+                None => self
+                    .differential
+                    .compare(self.validator, format, prepared.input()),
+            };
             if let Comparison::Disagree(disagreement) = &mut compared {
                 disagreement.on_open_points(&open);
             }

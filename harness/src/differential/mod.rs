@@ -400,55 +400,66 @@ impl<'a> Differential<'a> {
     /// Validates `input` as `format` with both the oracle and `validator`, and judges how
     /// their answers differ. A panic of an in-process validator is a crash.
     pub fn compare(&self, validator: &dyn Validator, format: Format, input: &Input) -> Comparison {
-        let context = profile_context(&self.context, self.profile);
-        let request = Request {
-            case_id: REQUEST_ID,
-            format,
-            operation: "validate",
-            input,
-            context: &context,
-            profile: self.profile,
-        };
-        let oracle = guarded(self.oracle, &request).outcome;
+        let oracle = self.ask(self.oracle, format, input, self.profile).outcome;
         let Outcome::Observed(oracle) = oracle else {
             return Comparison::Skipped {
                 reason: format!("the oracle could not check the input: {oracle:?}"),
             };
         };
-        let answer = guarded(validator, &request);
+        self.compare_observed(validator, format, input, oracle)
+    }
+
+    /// [`Differential::compare`], with the oracle's observation of `input` in this run's
+    /// profile already at hand ([`Differential::observe`]), so a caller that looked at the
+    /// oracle's answer first does not ask for it twice.
+    pub fn compare_observed(
+        &self,
+        validator: &dyn Validator,
+        format: Format,
+        input: &Input,
+        oracle: Observation,
+    ) -> Comparison {
+        let answer = self.ask(validator, format, input, self.profile);
         // The protective reading: the same oracle asked in the strict profile, which takes
         // the suite's protective choice at every point the spec leaves open. Asked only
         // when a spec-profile disagreement needs it.
-        let protective = || {
-            let context = profile_context(&self.context, Profile::Strict);
-            let request = Request {
-                context: &context,
-                profile: Profile::Strict,
-                ..request
-            };
-            match guarded(self.oracle, &request).outcome {
-                Outcome::Observed(observation) => Some(observation),
-                _ => None,
-            }
+        let protective = || match self
+            .ask(self.oracle, format, input, Profile::Strict)
+            .outcome
+        {
+            Outcome::Observed(observation) => Some(observation),
+            _ => None,
         };
         self.judge_with(oracle, answer, protective)
     }
 
     /// The oracle's observation of `input` in this run's profile, if it judges it.
     pub fn observe(&self, format: Format, input: &Input) -> Option<Observation> {
-        let context = profile_context(&self.context, self.profile);
+        match self.ask(self.oracle, format, input, self.profile).outcome {
+            Outcome::Observed(observation) => Some(crate::bounded::bound(observation)),
+            _ => None,
+        }
+    }
+
+    /// `validator`'s answer on `input` in `profile`: the request every side of a
+    /// comparison gets, this run's context with the profile's entry added.
+    fn ask(
+        &self,
+        validator: &dyn Validator,
+        format: Format,
+        input: &Input,
+        profile: Profile,
+    ) -> Answer {
+        let context = profile_context(&self.context, profile);
         let request = Request {
             case_id: REQUEST_ID,
             format,
             operation: "validate",
             input,
             context: &context,
-            profile: self.profile,
+            profile,
         };
-        match guarded(self.oracle, &request).outcome {
-            Outcome::Observed(observation) => Some(crate::bounded::bound(observation)),
-            _ => None,
-        }
+        guarded(validator, &request)
     }
 
     /// Judges a validator's answer against the oracle's observation of the same input.
@@ -510,34 +521,7 @@ impl<'a> Differential<'a> {
             if let (Some(protective), Outcome::Observed(observation)) =
                 (protective(), &validator.outcome)
             {
-                // Held to the same bounds as the answers compared above.
-                let protective = crate::bounded::bound(protective);
-                let observation = crate::bounded::bound(observation.clone());
-                match self.reading_taken(&oracle, &protective, &observation) {
-                    Some((reading, reading_class)) => {
-                        class = reading_class;
-                        rules = vec![reading];
-                    }
-                    None if class == Class::Unexplained
-                        && protective.verdict == Verdict::Accept
-                        && !self.touches_open_point(&oracle)
-                        && !self.touches_open_point(&protective) =>
-                    {
-                        // Both profiles accept, and no open point is in sight: the spec
-                        // decides this document, whatever the validator names.
-                        class = Class::Finding;
-                    }
-                    None if class == Class::Unexplained => {
-                        // Counted apart under the open points in sight.
-                        rules = self.open_rules(&oracle);
-                        for rule in self.open_rules(&protective) {
-                            if !rules.contains(&rule) {
-                                rules.push(rule);
-                            }
-                        }
-                    }
-                    None => {}
-                }
+                (class, rules) = self.by_readings(class, rules, &oracle, protective, observation);
             }
         }
         Comparison::Disagree(Box::new(Disagreement {
@@ -548,6 +532,47 @@ impl<'a> Differential<'a> {
             validator,
             grading,
         }))
+    }
+
+    /// The class and rules of a spec-profile disagreement that would otherwise be a finding
+    /// or unexplained, once the protective reading is at hand: counted apart under the
+    /// reading the validator took ([`Differential::reading_taken`]); else, for a rejection
+    /// naming no rule, a finding where both profiles accept with no open point in sight,
+    /// or unexplained under the open points in sight.
+    fn by_readings(
+        &self,
+        class: Class,
+        rules: Vec<String>,
+        oracle: &Observation,
+        protective: Observation,
+        validator: &Observation,
+    ) -> (Class, Vec<String>) {
+        // Held to the same bounds as the answers compared before.
+        let protective = crate::bounded::bound(protective);
+        let validator = crate::bounded::bound(validator.clone());
+        if let Some((reading, reading_class)) = self.reading_taken(oracle, &protective, &validator)
+        {
+            return (reading_class, vec![reading]);
+        }
+        if class != Class::Unexplained {
+            return (class, rules);
+        }
+        if protective.verdict == Verdict::Accept
+            && !self.touches_open_point(oracle)
+            && !self.touches_open_point(&protective)
+        {
+            // Both profiles accept, and no open point is in sight: the spec decides this
+            // document, whatever the validator names.
+            return (Class::Finding, rules);
+        }
+        // Counted apart under the open points in sight.
+        let mut open = self.open_rules(oracle);
+        for rule in self.open_rules(&protective) {
+            if !open.contains(&rule) {
+                open.push(rule);
+            }
+        }
+        (class, open)
     }
 
     /// The reading a validator's answer took, if it matches the protective reading where

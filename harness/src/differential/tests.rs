@@ -482,12 +482,7 @@ fn open_points_are_counted_apart_and_a_shrink_never_reaches_one() {
     let catalogue = catalogue();
     let (oracle, validator) = planted();
     let differential = Differential::new(&oracle, &catalogue, Profile::Spec);
-    let settings = Settings {
-        seed: 7,
-        runs: Some(3_000),
-        max_input: 256,
-        ..Settings::default()
-    };
+    let settings = planted_settings();
     // Every document open: the planted disagreement is a reading, never a finding.
     let everything = OpenWhenShort { short: usize::MAX };
     let results = campaign::run(&settings, &validator, &differential, &everything, None);
@@ -502,6 +497,16 @@ fn open_points_are_counted_apart_and_a_shrink_never_reaches_one() {
     let finding = results.findings.first().expect("a finding");
     assert!(finding.document.len() >= 40, "{:?}", finding.document);
     assert!(finding.document.len() < finding.original_size);
+}
+
+/// The campaign the planted pair is fuzzed with: seed 7, 3,000 runs of up to 256 bytes.
+fn planted_settings() -> Settings {
+    Settings {
+        seed: 7,
+        runs: Some(3_000),
+        max_input: 256,
+        ..Settings::default()
+    }
 }
 
 /// The oracle rejects inputs holding the byte 0xAB; the validator misses that when the
@@ -531,11 +536,8 @@ fn a_campaign_finds_shrinks_and_reproduces() {
     let (oracle, validator) = planted();
     let differential = Differential::new(&oracle, &catalogue, Profile::Spec);
     let settings = Settings {
-        seed: 7,
-        runs: Some(3_000),
         jobs: 1,
-        max_input: 256,
-        ..Settings::default()
+        ..planted_settings()
     };
     let one = campaign::run(&settings, &validator, &differential, &Lines, None);
     assert_eq!(one.runs, 3_000);
@@ -602,12 +604,7 @@ fn a_finding_becomes_a_draft_case() {
     let catalogue = catalogue();
     let (oracle, validator) = planted();
     let differential = Differential::new(&oracle, &catalogue, Profile::Spec);
-    let settings = Settings {
-        seed: 7,
-        runs: Some(3_000),
-        max_input: 256,
-        ..Settings::default()
-    };
+    let settings = planted_settings();
     let results = campaign::run(&settings, &validator, &differential, &Lines, None);
     let out = tempfile::tempdir().expect("tempdir");
     let origin = draft::Origin {
