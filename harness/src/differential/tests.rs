@@ -568,6 +568,61 @@ fn a_campaign_finds_shrinks_and_reproduces() {
 }
 
 #[test]
+fn a_tally_keeps_its_first_and_smallest_documents_cut_to_a_bound() {
+    let catalogue = catalogue();
+    // Every document is open on the syntax rule: the planted disagreement is counted
+    // apart, and its tally keeps examples of documents up to 4 KiB.
+    let (oracle, validator) = planted();
+    let differential = Differential::new(&oracle, &catalogue, Profile::Spec);
+    let settings = Settings {
+        max_input: 4 * campaign::EXAMPLE_BYTES,
+        ..planted_settings()
+    };
+    let everything = OpenWhenShort { short: usize::MAX };
+    let results = campaign::run(&settings, &validator, &differential, &everything, None);
+    let tally = results.apart.first().expect("a tally counted apart");
+    let first = tally.first.as_ref().expect("the first document");
+    let smallest = tally.smallest.as_ref().expect("the smallest document");
+    assert_eq!(first.run, tally.first_run);
+    assert!(smallest.size <= first.size);
+    assert!(first.size > campaign::EXAMPLE_BYTES, "{}", first.size);
+    for example in [first, smallest] {
+        assert_eq!(
+            example.head.len(),
+            example.size.min(campaign::EXAMPLE_BYTES)
+        );
+    }
+    // The report keeps the same, encoded.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("report.jsonl");
+    let header = super::jsonl::Header {
+        soulcheck_version: "0".to_owned(),
+        corpus_hash: String::new(),
+        format: Format::SoulKit,
+        mode: "in-process".to_owned(),
+        command: None,
+        implementation: Implementation::default(),
+        profile: Profile::Spec,
+        seed: 7,
+        settings: serde_json::Value::Null,
+        started_at: String::new(),
+    };
+    let writer = super::jsonl::Writer::create(&path, &header).expect("created");
+    writer.apart(tally);
+    let text = std::fs::read_to_string(&path).expect("written");
+    let record: serde_json::Value =
+        serde_json::from_str(text.lines().nth(1).expect("the apart record")).expect("JSON");
+    assert_eq!(record["first"]["bytes"].as_u64(), Some(first.size as u64));
+    assert!(
+        record["first"]["head_base64"]
+            .as_str()
+            .expect("encoded")
+            .len()
+            <= campaign::EXAMPLE_BYTES.div_ceil(3) * 4
+    );
+}
+
+#[test]
 fn a_campaign_stops_at_its_duration_and_bounds_its_findings() {
     let catalogue = catalogue();
     let oracle = Fake(|_: &[u8]| accept());
